@@ -1,0 +1,70 @@
+"""Reason codes and the exception tree.
+
+Every failure that a user can see carries one reason code from :class:`Reason`, the single
+registry of codes (DESIGN §7). Exceptions are grouped by family so callers can catch
+``FetchError`` or ``ConfigError`` without knowing the details.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = [
+    "ConfigError",
+    "FetchError",
+    "QuoteboundError",
+    "Reason",
+    "SearchError",
+    "StoreError",
+]
+
+
+class Reason(StrEnum):
+    """Every reason code quotebound reports, in gates, fetch failures, provider runs and audits."""
+
+    PROVIDER_UNCONFIGURED = "provider_unconfigured"
+    PROVIDER_ERROR = "provider_error"
+    EMPTY_RESULTS = "empty_results"
+    INVALID_URL = "invalid_url"
+    BLOCKED_SSRF = "blocked_ssrf"
+    BLOCKED_PORT = "blocked_port"
+    ROBOTS = "robots"
+    DNS = "dns"
+    TLS = "tls"
+    CONNECTION = "connection"
+    TIMEOUT = "timeout"
+    HTTP_STATUS = "http_status"
+    TOO_LARGE = "too_large"
+    UNSUPPORTED_TYPE = "unsupported_type"
+    INSUFFICIENT_EVIDENCE = "insufficient_evidence"
+    NO_NEW_EVIDENCE = "no_new_evidence"
+    BUDGET_EXHAUSTED = "budget_exhausted"
+
+
+class QuoteboundError(Exception):
+    """Base class of every error quotebound raises on purpose."""
+
+
+class ConfigError(QuoteboundError, ValueError):
+    """A configuration value, command-line option or thread id breaks a rule."""
+
+
+class StoreError(QuoteboundError):
+    """The Store is missing, unreachable, or holds a value that is not a raw page."""
+
+
+class _CodedError(QuoteboundError):
+    """An error that carries a reason code and a safe, secret-free detail."""
+
+    def __init__(self, reason: Reason, detail: str = "") -> None:
+        self.reason = Reason(reason)
+        self.detail = detail
+        super().__init__(f"{self.reason.value}: {detail}" if detail else self.reason.value)
+
+
+class FetchError(_CodedError):
+    """A page could not be fetched; ``reason`` says why (``blocked_ssrf``, ``timeout``, ...)."""
+
+
+class SearchError(_CodedError):
+    """A search provider failed or is not configured."""

@@ -1,0 +1,112 @@
+"""The JSON-serializable records that travel in graph state and output (DESIGN §6).
+
+Graph state must survive checkpointers, the server and the SDK, so these are TypedDicts of
+plain values, not objects. Raw pages never appear here: state holds ids, metadata and quotes.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+__all__ = [
+    "Composition",
+    "ConflictGroup",
+    "ConflictSide",
+    "EvidenceItem",
+    "Finding",
+    "FindingVerification",
+    "SourceInfo",
+    "VerificationRecord",
+]
+
+
+class VerificationRecord(TypedDict):
+    """A :class:`quotebound.verification.Verification` as a dict."""
+
+    status: Literal["PASS", "FAIL"]
+    method: Literal["exact", "normalized", "fuzzy"] | None
+    score: float
+    start: int
+    end: int
+    matched_text: str
+    reason: str | None
+
+
+class EvidenceItem(TypedDict):
+    """A candidate quote from a stored page, with its verification and relevance."""
+
+    evidence_id: str
+    chunk_id: str
+    hash_version: int
+    source_id: str
+    url: str
+    title: str
+    trust_tier: int
+    quote: str
+    start: int
+    end: int
+    words: int
+    relevance: float
+    """Lexical relevance to the question or a sub-question, 0-1."""
+    verification: VerificationRecord
+    round: int
+
+
+class FindingVerification(TypedDict):
+    status: Literal["PASS", "FAIL"]
+    method: Literal["exact", "normalized", "fuzzy"] | None
+    start: int
+    end: int
+
+
+class Finding(TypedDict):
+    """One claim in a report, supported by verified quotes."""
+
+    claim: str
+    quote: str
+    evidence_ids: list[str]
+    url: str
+    title: str
+    trust_tier: int
+    verification: FindingVerification
+
+
+class ConflictSide(TypedDict):
+    evidence_id: str
+    quote: str
+    url: str
+    title: str
+    values: list[str]
+
+
+class ConflictGroup(TypedDict):
+    """Quotes that answer the same thing differently (e.g. different numbers)."""
+
+    topic: str
+    sides: list[ConflictSide]
+
+
+class Composition(TypedDict):
+    """What a composer returns: an answer built only from the findings it cites."""
+
+    answer: str
+    findings: list[Finding]
+    conflicts: list[ConflictGroup]
+    mode: Literal["llm", "extractive"]
+    warnings: NotRequired[list[str]]
+
+
+class SourceInfo(TypedDict):
+    """A source the thread considered: fetched (with tier and time) or failed (with reason)."""
+
+    source_id: str
+    url: str
+    canonical_url: str
+    title: str
+    trust_tier: int
+    provider: str
+    fetch_status: Literal["fetched", "failed", "lead"]
+    fetched_at: NotRequired[str]
+    reason: NotRequired[str]
+    detail: NotRequired[str]
+    round: NotRequired[int]
