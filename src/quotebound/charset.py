@@ -51,23 +51,44 @@ def decode_bytes(body: bytes, *, content_type: str | None = None) -> tuple[str, 
     if declared is None:
         m = _META_CHARSET.search(body[:_SNIFF_BYTES])
         declared = _known(m.group(1).decode("ascii", "replace")) if m else None
+    utf8 = _is_utf8(body)
+    if declared == "utf-8" and not utf8:
+        declared = None  # mislabelled: what it says cannot be true, so detect instead
     if declared is not None:
         # A page that says it is Latin-1 or ASCII but is valid UTF-8 is UTF-8 in practice.
-        if declared in ("ascii", "latin-1", "iso8859-1", "cp1252") and _is_utf8(body):
+        if declared in ("ascii", "latin-1", "iso8859-1", "cp1252") and utf8:
             return body.decode("utf-8"), "utf-8"
         return body.decode(declared, errors="replace"), declared
-    if _is_utf8(body):
+    if utf8:
         return body.decode("utf-8"), "utf-8"
+    return _detect(body)
+
+
+def _detect(body: bytes) -> tuple[str, str]:
+    """Detection for undeclared legacy bytes. Among Latin-script single-byte code pages the
+    detector cannot tell apart reliably, windows-1252 (by far the most common) wins."""
     best = from_bytes(body[:_DETECT_BYTES]).best()
     enc = _known(best.encoding) if best is not None else None
+    if (enc is None or enc in _LATIN_SINGLE_BYTE) and _decodes(body, "cp1252"):
+        enc = "cp1252"
     if enc is not None:
         return body.decode(enc, errors="replace"), enc
     return body.decode("utf-8", errors="replace"), "utf-8"
 
 
-def _is_utf8(body: bytes) -> bool:
+_LATIN_SINGLE_BYTE = frozenset(
+    {"cp1250", "cp1252", "cp1254", "cp1257", "cp1258", "latin-1", "mac-roman", "mac-latin2"}
+    | {f"iso8859-{n}" for n in (1, 2, 3, 4, 9, 10, 13, 14, 15, 16)}
+)
+
+
+def _decodes(body: bytes, encoding: str) -> bool:
     try:
-        body.decode("utf-8")
+        body.decode(encoding)
     except UnicodeDecodeError:
         return False
     return True
+
+
+def _is_utf8(body: bytes) -> bool:
+    return _decodes(body, "utf-8")

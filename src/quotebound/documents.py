@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from quotebound.charset import decode_bytes
 from quotebound.errors import FetchError, Reason
 
-__all__ = ["DecodedDocument", "SUPPORTED_TYPES", "decode_document", "media_type"]
+__all__ = ["SUPPORTED_TYPES", "DecodedDocument", "decode_document", "media_type"]
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 TEXT_TYPES = frozenset(

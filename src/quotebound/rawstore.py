@@ -106,7 +106,7 @@ class RawPage:
 
     def to_value(self) -> dict[str, Any]:
         """The JSON-serializable Store value."""
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        return {k: v for k, v in asdict(self).items() if v is not None or k == "encoding"}
 
     @classmethod
     def from_value(cls, value: dict[str, Any]) -> RawPage:

@@ -31,8 +31,17 @@ class TierRules:
     """Registered domains (and their subdomains) that are AUTHORITATIVE_SOURCE."""
     primary_domains: frozenset[str] = field(
         default_factory=lambda: frozenset(
-            {"docs.python.org", "python.org", "peps.python.org", "w3.org", "rfc-editor.org",
-             "langchain-ai.github.io", "docs.langchain.com", "arxiv.org", "github.com"}
+            {
+                "docs.python.org",
+                "python.org",
+                "peps.python.org",
+                "w3.org",
+                "rfc-editor.org",
+                "langchain-ai.github.io",
+                "docs.langchain.com",
+                "arxiv.org",
+                "github.com",
+            }
         )
     )
     """Registered domains (and their subdomains) that are PRIMARY_SOURCE."""
@@ -40,9 +49,7 @@ class TierRules:
     def tier_for_host(self, host: str) -> TrustTier:
         """The tier of a host name; unknown hosts are EXTERNAL_SOURCE."""
         host = host.lower().rstrip(".")
-        if _matches(host, self.authoritative_domains) or host.endswith(
-            self.authoritative_suffixes
-        ):
+        if _matches(host, self.authoritative_domains) or host.endswith(self.authoritative_suffixes):
             return TrustTier.AUTHORITATIVE_SOURCE
         if _matches(host, self.primary_domains):
             return TrustTier.PRIMARY_SOURCE

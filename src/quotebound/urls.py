@@ -15,7 +15,8 @@ def canonical_url(url: str) -> str:
     """Normalize ``url`` so that the same page found twice de-duplicates.
 
     Lower-cases scheme and host, drops the default port and the fragment, removes ``utm_*``
-    and click-id parameters, sorts the remaining query parameters, gives an empty path "/", and never keeps credentials.
+    and click-id parameters, sorts the remaining query parameters, gives an empty path "/",
+    and never keeps credentials.
     """
     parts = urlsplit(url.strip())
     scheme = parts.scheme.lower()

@@ -1,0 +1,202 @@
+"""Run configuration: one ``Context``, its fields backed by ``QUOTEBOUND_*`` (DESIGN §8).
+
+Precedence, highest first: explicit arguments (a field set on the Context or an option in the
+graph input) > an explicitly chosen profile > ``QUOTEBOUND_<FIELD>`` environment variables >
+a profile chosen by ``QUOTEBOUND_PROFILE`` (or the default profile ``chat``) > built-in defaults.
+Provider keys are never configuration fields: they stay in ``TAVILY_API_KEY`` and
+``OPENAI_API_KEY`` and never enter state, logs or reports.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal, get_args
+
+from quotebound.errors import ConfigError
+from quotebound.tiers import TrustTier
+
+__all__ = ["PROFILES", "Composer", "Context", "Profile", "ProviderName", "make_context"]
+
+Profile = Literal["chat", "deep"]
+ProviderName = Literal["auto", "tavily", "corpus", "embedded"]
+Composer = Literal["auto", "llm", "extractive"]
+
+ENV_PREFIX = "QUOTEBOUND_"
+
+PROFILES: dict[str, dict[str, Any]] = {
+    "chat": {
+        "max_rounds": 2,
+        "max_queries": 3,
+        "max_sources": 4,
+        "sources_per_round": 3,
+        "max_citations": 6,
+        "fetch_timeout_s": 10.0,
+        "time_budget_s": 20.0,
+    },
+    "deep": {
+        "max_rounds": 6,
+        "max_queries": 4,
+        "max_sources": 16,
+        "sources_per_round": 4,
+        "max_citations": 12,
+        "fetch_timeout_s": 15.0,
+        "time_budget_s": 150.0,
+    },
+}
+"""Budget sets. Every value is overridable by an explicit argument or ``QUOTEBOUND_<FIELD>``."""
+
+
+def _f(description: str) -> Any:
+    """An optional field with a description (unset fields are resolved later)."""
+    return field(default=None, metadata={"description": description})
+
+
+@dataclass(kw_only=True)
+class Context:
+    """How a research run behaves. Unset fields (None) are filled in by :meth:`resolved`."""
+
+    profile: Profile | None = _f("Budget set: 'chat' (fast) or 'deep' (thorough).")  # noqa: RUF009
+    provider: ProviderName | None = _f(  # noqa: RUF009
+        "Search provider: 'auto' (Tavily when TAVILY_API_KEY is set, else the corpus or the "
+        "embedded corpus), 'tavily', 'corpus' (needs corpus_dir) or 'embedded'."
+    )
+    corpus_dir: str | None = _f("A local directory of HTML/Markdown/text/PDF files to search.")
+    corpus_base_url: str | None = _f("Public URL that corpus paths are cited under.")
+    corpus_tier: int | None = _f("Trust tier of corpus documents (0-3; default 2, primary).")
+    max_rounds: int | None = _f("Most search-read-evaluate rounds.")
+    max_queries: int | None = _f("Most search queries per round.")
+    max_sources: int | None = _f("Most sources read (fetched) in the whole run.")
+    sources_per_round: int | None = _f("Most sources read in one round.")
+    max_citations: int | None = _f("Most findings in a report.")
+    min_sources: int | None = _f("Documents that must be fetched before evidence is read.")
+    search_results: int | None = _f("Results asked of a provider per query.")
+    fetch_timeout_s: float | None = _f("Seconds allowed for one fetch.")
+    time_budget_s: float | None = _f("Seconds allowed for the whole run; then it finishes.")
+    max_revisions: int | None = _f("Compose revisions after a failed quality review.")
+    composer: Composer | None = _f(  # noqa: RUF009
+        "'auto' (the LLM when OPENAI_API_KEY or OPENAI_BASE_URL is set), 'llm' or 'extractive'."
+    )
+    model: str | None = _f("Chat model name for an OpenAI-compatible endpoint.")
+    tavily_topic: Literal["general", "news"] | None = _f("Tavily search topic.")
+    tavily_raw_content: bool | None = _f("Ask Tavily for raw page content (stored as a page).")
+    respect_robots: bool | None = _f("Honour robots.txt when fetching.")
+
+    def resolved(self, **explicit: Any) -> Context:
+        """A copy with every field concrete, by the precedence in this module's docstring."""
+        unknown = set(explicit) - {f.name for f in fields(self)}
+        if unknown:
+            raise ConfigError(f"unknown configuration option(s): {', '.join(sorted(unknown))}")
+        chosen = {f.name: getattr(self, f.name) for f in fields(self)}
+        chosen.update({k: v for k, v in explicit.items() if v is not None})
+        env = _from_env(os.environ)
+        explicit_profile = chosen.get("profile")
+        profile = explicit_profile or env.get("profile") or "chat"
+        if profile not in PROFILES:
+            raise ConfigError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")
+        layers: list[Mapping[str, Any]] = [_DEFAULTS]
+        if explicit_profile:
+            layers += [env, PROFILES[profile]]
+        else:
+            layers += [PROFILES[profile], env]
+        values: dict[str, Any] = {}
+        for layer in [*layers, {k: v for k, v in chosen.items() if v is not None}]:
+            values.update(layer)
+        values["profile"] = profile
+        return _validated(replace(self, **values))
+
+    def as_dict(self) -> dict[str, Any]:
+        """The configuration as plain values, for graph state and the audit."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+_DEFAULTS: dict[str, Any] = {
+    "provider": "auto",
+    "corpus_dir": "",
+    "corpus_base_url": "",
+    "corpus_tier": int(TrustTier.PRIMARY_SOURCE),
+    "min_sources": 1,
+    "search_results": 8,
+    "max_revisions": 2,
+    "composer": "auto",
+    "model": "gpt-4o-mini",
+    "tavily_topic": "general",
+    "tavily_raw_content": False,
+    "respect_robots": True,
+    **PROFILES["chat"],
+}
+
+
+def make_context(profile: str | None = None, **explicit: Any) -> Context:
+    """A fully resolved Context; raises ConfigError on a bad value."""
+    return Context().resolved(profile=profile, **explicit)
+
+
+def _field_types() -> dict[str, str]:
+    return {f.name: str(f.type) for f in fields(Context)}
+
+
+def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, type_ in _field_types().items():
+        raw = environ.get(ENV_PREFIX + name.upper())
+        if raw is None or raw.strip() == "":
+            continue
+        out[name] = _coerce(name, type_, raw.strip(), source=ENV_PREFIX + name.upper())
+    return out
+
+
+def _coerce(name: str, type_: str, raw: str, *, source: str) -> Any:
+    try:
+        if type_.startswith("int"):
+            return int(raw)
+        if type_.startswith("float"):
+            return float(raw)
+        if type_.startswith("bool"):
+            if raw.lower() in ("1", "true", "yes", "on"):
+                return True
+            if raw.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(raw)
+    except ValueError:
+        kind = {"int": "an integer", "float": "a number"}.get(type_.split(" ")[0], "true or false")
+        raise ConfigError(f"{source} must be {kind}, got {raw!r}") from None
+    return raw
+
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "profile": get_args(Profile),
+    "provider": get_args(ProviderName),
+    "composer": get_args(Composer),
+    "tavily_topic": ("general", "news"),
+}
+_POSITIVE = (
+    "max_rounds",
+    "max_queries",
+    "max_sources",
+    "sources_per_round",
+    "max_citations",
+    "min_sources",
+    "search_results",
+    "fetch_timeout_s",
+    "time_budget_s",
+)
+
+
+def _validated(ctx: Context) -> Context:
+    for name, choices in _CHOICES.items():
+        value = getattr(ctx, name)
+        if value not in choices:
+            raise ConfigError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+    for name in _POSITIVE:
+        value = getattr(ctx, name)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise ConfigError(f"{name} must be a positive number, got {value!r}")
+    if not isinstance(ctx.max_revisions, int) or ctx.max_revisions < 0:
+        raise ConfigError(f"max_revisions must be 0 or more, got {ctx.max_revisions!r}")
+    if ctx.corpus_tier not in tuple(int(t) for t in TrustTier)[1:]:
+        raise ConfigError(f"corpus_tier must be 1, 2 or 3, got {ctx.corpus_tier!r}")
+    if ctx.provider == "corpus" and not ctx.corpus_dir:
+        raise ConfigError("provider 'corpus' needs corpus_dir (QUOTEBOUND_CORPUS_DIR or --corpus)")
+    return ctx

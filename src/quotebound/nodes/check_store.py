@@ -1,0 +1,75 @@
+"""check_store: resolve the run's settings and find out whether anything can be verified."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from quotebound.context import Context
+from quotebound.errors import ConfigError
+from quotebound.nodes.deps import Deps
+from quotebound.nodes.events import emit
+from quotebound.rawstore import validate_thread_id
+from quotebound.state import ResearchState
+
+__all__ = ["check_store"]
+
+log = logging.getLogger(__name__)
+
+_INPUT_OPTIONS = ("profile", "max_sources", "max_rounds")
+
+
+async def check_store(
+    state: ResearchState, runtime: Runtime[Context], config: RunnableConfig, *, deps: Deps
+) -> dict[str, Any]:
+    """Resolve settings; without a store or a thread id, mark the run ``verified_disabled``."""
+    question = (state.get("question") or "").strip()
+    if not question:
+        raise ConfigError("question must be a non-empty string")
+    explicit = {k: state[k] for k in _INPUT_OPTIONS if state.get(k) is not None}  # type: ignore[literal-required]
+    settings = (runtime.context or Context()).resolved(**explicit)
+    # Fail fast on configuration that cannot work; building a corpus touches the disk.
+    await asyncio.to_thread(deps.toolkit, settings)
+    thread_id = (config.get("configurable") or {}).get("thread_id")
+    reason = ""
+    if runtime.store is None:
+        reason = "no Store is attached to this graph, so no page could be kept to verify against"
+    elif not thread_id:
+        reason = "the run has no thread_id, so its pages have no namespace to be kept under"
+    else:
+        validate_thread_id(str(thread_id))
+    warnings = []
+    if reason:
+        warnings.append(f"verification disabled: {reason}")
+        log.warning("quotebound: verification disabled: %s", reason)
+    update: dict[str, Any] = {
+        "question": question,
+        "settings": settings.as_dict(),
+        "thread_id": str(thread_id) if thread_id and not reason else None,
+        "verified_disabled": bool(reason),
+        "disabled_reason": reason,
+        "deadline": time.time() + float(settings.time_budget_s or 0),
+        "round": 0,
+        "queries": [],
+        "queries_done": [],
+        "gaps": [],
+        "candidates": [],
+        "provider_runs": [],
+        "fetched": [],
+        "failed": [],
+        "round_sources": [],
+        "evidence": [],
+        "gates": [],
+        "records": [],
+        "rounds": [],
+        "revisions": 0,
+        "force_extractive": False,
+        "warnings": warnings,
+    }
+    emit(runtime, {**state, **update}, "check_store", reason or "store ready")  # type: ignore[typeddict-item]
+    return update

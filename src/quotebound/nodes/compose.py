@@ -1,0 +1,62 @@
+"""compose: an answer from relevant verified evidence — LLM selector, or extractive."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+from openai import OpenAIError
+
+from quotebound.audit import new_record
+from quotebound.compose import ComposeError, compose_extractive, compose_llm
+from quotebound.context import Context
+from quotebound.nodes.deps import Deps
+from quotebound.nodes.evaluate import relevant_evidence
+from quotebound.nodes.events import emit
+from quotebound.records import Composition
+from quotebound.state import ResearchState
+
+__all__ = ["compose"]
+
+
+async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Compose with the model unless it is off, has failed review too often, or errs."""
+    settings = Context(**state["settings"])
+    model = deps.toolkit(settings).chat_model
+    evidence = relevant_evidence(state)
+    max_findings = int(settings.max_citations or 6)
+    warnings = list(state.get("warnings") or [])
+    feedback = list((state.get("review") or {}).get("feedback") or [])
+    composition: Composition
+    if model is not None and not state.get("force_extractive"):
+        try:
+            composition = await compose_llm(
+                state["question"],
+                evidence,
+                model=model,
+                max_findings=max_findings,
+                feedback=feedback,
+            )
+        except (ComposeError, OpenAIError) as exc:
+            warnings.append(f"LLM composer failed ({type(exc).__name__}); composed extractively")
+            composition = compose_extractive(state["question"], evidence, max_findings=max_findings)
+    else:
+        composition = compose_extractive(state["question"], evidence, max_findings=max_findings)
+    records = list(state.get("records") or [])
+    records.append(
+        new_record(
+            records,
+            "compose",
+            request={"mode": composition["mode"], "evidence": len(evidence), "feedback": feedback},
+            response_summary={"findings": len(composition["findings"])},
+            tier=min((f["trust_tier"] for f in composition["findings"]), default=None),
+        )
+    )
+    update = {"composition": composition, "warnings": warnings, "records": records}
+    emit(
+        runtime,
+        {**state, **update},
+        "compose",
+        f"{len(composition['findings'])} findings ({composition['mode']})",
+    )  # type: ignore[typeddict-item]
+    return update

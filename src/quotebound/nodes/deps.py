@@ -1,0 +1,121 @@
+"""The graph's injectable dependencies: search providers, fetch policy, resolver, chat models.
+
+This is the test seam (STYLE: httpx): tests pass a loopback-only fetch policy, a scripted chat
+model or their own providers; by default everything is built from the run's configuration.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from quotebound.context import Context
+from quotebound.corpus import LocalCorpus
+from quotebound.embedded import embedded_corpus
+from quotebound.errors import ConfigError
+from quotebound.fetch import Fetcher, FetchPolicy, Resolver
+from quotebound.llm import chat_model_from_env
+from quotebound.search import SearchProvider
+from quotebound.tavily import TavilyProvider
+from quotebound.tiers import TrustTier
+
+__all__ = ["Deps", "Toolkit"]
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    """What one run works with, resolved once from its settings."""
+
+    providers: tuple[SearchProvider, ...]
+    corpora: dict[str, LocalCorpus]
+    """Corpus transports by provider name: their candidates are read from disk, not fetched."""
+    chat_model: BaseChatModel | None
+    fetch_policy: FetchPolicy
+    resolver: Resolver | None
+
+    def fetcher(self, *, budget_s: float) -> Fetcher:
+        """A fetcher for one round, allowed what is left of the run's time budget."""
+        policy = replace(self.fetch_policy, run_budget_s=max(0.1, budget_s))
+        return Fetcher(policy, resolver=self.resolver)
+
+
+@dataclass(kw_only=True)
+class Deps:
+    """Overrides for the defaults; every field left None is built from the settings."""
+
+    providers: Sequence[SearchProvider] | None = None
+    fetch_policy: FetchPolicy | None = None
+    resolver: Resolver | None = None
+    chat_model: BaseChatModel | None = None
+    _cache: dict[tuple[Any, ...], Toolkit] = field(default_factory=dict, repr=False)
+
+    def toolkit(self, settings: Context) -> Toolkit:
+        """The providers, corpora, fetch policy and chat model for these settings (memoized)."""
+        key = (
+            *sorted(settings.as_dict().items()),
+            os.environ.get("TAVILY_API_KEY") is not None,
+            os.environ.get("OPENAI_API_KEY") is not None,
+            os.environ.get("OPENAI_BASE_URL"),
+        )
+        if key not in self._cache:
+            self._cache[key] = self._build(settings)
+        return self._cache[key]
+
+    def _build(self, settings: Context) -> Toolkit:
+        providers = list(self.providers) if self.providers is not None else _providers(settings)
+        corpora = {p.name: p for p in providers if isinstance(p, LocalCorpus)}
+        policy = self.fetch_policy or FetchPolicy()
+        policy = replace(
+            policy,
+            timeout_s=float(settings.fetch_timeout_s or policy.timeout_s),
+            run_budget_s=float(settings.time_budget_s or policy.run_budget_s),
+            respect_robots=bool(settings.respect_robots),
+        )
+        model = self.chat_model
+        if model is None and settings.composer != "extractive":
+            model = chat_model_from_env(
+                model=settings.model,
+                base_url=None,
+                api_key=None,
+                timeout_s=float(settings.fetch_timeout_s or 30.0) * 3,
+            )
+        if model is None and settings.composer == "llm":
+            raise ConfigError(
+                "composer 'llm' needs OPENAI_API_KEY or OPENAI_BASE_URL in the environment"
+            )
+        if settings.composer == "extractive":
+            model = None
+        return Toolkit(tuple(providers), corpora, model, policy, self.resolver)
+
+
+def _local_corpus(settings: Context) -> LocalCorpus:
+    root = Path(settings.corpus_dir or "").expanduser()
+    return LocalCorpus(
+        root,
+        base_url=settings.corpus_base_url or None,
+        tier=TrustTier(settings.corpus_tier or TrustTier.PRIMARY_SOURCE),
+    )
+
+
+def _providers(settings: Context) -> list[SearchProvider]:
+    """The provider ladder for a run: a failed or empty provider falls through to the next."""
+    if settings.provider == "tavily":
+        return [_tavily(settings)]
+    if settings.provider == "corpus":
+        return [_local_corpus(settings)]
+    if settings.provider == "embedded":
+        return [embedded_corpus()]
+    local: SearchProvider = _local_corpus(settings) if settings.corpus_dir else embedded_corpus()
+    return [_tavily(settings), local] if os.environ.get("TAVILY_API_KEY") else [local]
+
+
+def _tavily(settings: Context) -> TavilyProvider:
+    return TavilyProvider(
+        topic=settings.tavily_topic or "general",
+        include_raw_content=bool(settings.tavily_raw_content),
+    )

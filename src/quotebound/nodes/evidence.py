@@ -1,0 +1,121 @@
+"""extract_evidence and verify_evidence: candidate quotes from stored pages, then proof.
+
+Both only READ the Store (invariant 4). Every quote is verified against the stored page it
+came from, so nothing that was not found verbatim there can become evidence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from quotebound.audit import new_record
+from quotebound.candidates import HASH_VERSION, extract_candidates
+from quotebound.context import Context
+from quotebound.errors import StoreError
+from quotebound.nodes.events import emit
+from quotebound.rawstore import get_raw_page, parsed_page
+from quotebound.records import EvidenceItem
+from quotebound.relevance import relevance
+from quotebound.state import ResearchState
+from quotebound.verification import verify_quote
+
+__all__ = ["MAX_CANDIDATES_PER_SOURCE", "extract_evidence", "page_text", "verify_evidence"]
+
+MAX_CANDIDATES_PER_SOURCE = 12
+"""The most relevant candidates kept per page; bounds verification and prompt size."""
+
+
+async def page_text(runtime: Runtime[Context], thread_id: str, sid: str) -> str:
+    """The clean text of a page stored on this thread (raises StoreError if it is not there)."""
+    assert runtime.store is not None
+    page = await get_raw_page(runtime.store, thread_id, sid)
+    if page is None:
+        raise StoreError(f"page {sid} is not stored on thread {thread_id}")
+    return parsed_page(page).text
+
+
+async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Candidate quotes from this round's pages, ranked by relevance to the question."""
+    assert runtime.store is not None
+    thread_id = str(state["thread_id"])
+    question = state["question"]
+    sources = {s["source_id"]: s for s in state.get("fetched") or []}
+    known = {e["evidence_id"] for e in state.get("evidence") or []}
+    pending: list[dict[str, Any]] = []
+    for sid in state.get("round_sources") or []:
+        page = await get_raw_page(runtime.store, thread_id, sid)
+        if page is None:
+            continue
+        scored = [
+            (relevance(question, c.quote), i, c)
+            for i, c in enumerate(extract_candidates(parsed_page(page), source_id=sid))
+            if c.evidence_id not in known
+        ]
+        scored.sort(key=lambda t: (-t[0], t[1]))
+        for score, _, c in scored[:MAX_CANDIDATES_PER_SOURCE]:
+            pending.append(
+                {
+                    "evidence_id": c.evidence_id,
+                    "chunk_id": c.chunk_id,
+                    "hash_version": c.hash_version,
+                    "source_id": sid,
+                    "url": sources[sid]["url"],
+                    "title": sources[sid]["title"],
+                    "trust_tier": sources[sid]["trust_tier"],
+                    "quote": c.quote,
+                    "start": c.start,
+                    "end": c.end,
+                    "words": c.words,
+                    "relevance": round(score, 6),
+                    "round": state.get("round", 1),
+                }
+            )
+    records = list(state.get("records") or [])
+    records.append(
+        new_record(
+            records,
+            "extract_evidence",
+            request={
+                "sources": list(state.get("round_sources") or []),
+                "hash_version": HASH_VERSION,
+            },
+            response_summary={"candidates": len(pending)},
+        )
+    )
+    update = {"pending": pending, "records": records}
+    emit(runtime, {**state, **update}, "extract_evidence", f"{len(pending)} candidate quotes")  # type: ignore[typeddict-item]
+    return update
+
+
+async def verify_evidence(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Verify each pending quote against its stored page; keep every result, PASS or FAIL."""
+    thread_id = str(state["thread_id"])
+    texts: dict[str, str] = {}
+    new: list[EvidenceItem] = []
+    for p in state.get("pending") or []:
+        sid = p["source_id"]
+        if sid not in texts:
+            texts[sid] = await page_text(runtime, thread_id, sid)
+        v = verify_quote(p["quote"], texts[sid])
+        new.append(EvidenceItem(**p, verification=v.to_dict()))  # type: ignore[typeddict-item]
+    passed = sum(1 for e in new if e["verification"]["status"] == "PASS")
+    records = list(state.get("records") or [])
+    records.append(
+        new_record(
+            records,
+            "verify_evidence",
+            request={"candidates": len(new)},
+            response_summary={"passed": passed, "failed": len(new) - passed},
+            tier=min((e["trust_tier"] for e in new), default=None),
+        )
+    )
+    update = {
+        "evidence": [*(state.get("evidence") or []), *new],
+        "new_evidence": passed,
+        "pending": [],
+        "records": records,
+    }
+    emit(runtime, {**state, **update}, "verify_evidence", f"{passed} of {len(new)} quotes verified")  # type: ignore[typeddict-item]
+    return update

@@ -1,0 +1,140 @@
+"""fetch: read this round's selected candidates into the Store under ``(thread_id, "raw")``.
+
+Network URLs go through the guarded fetcher; corpus documents through their corpus transport;
+a page already stored on this thread (provider raw content, or an earlier run) is reused. A dead
+link is replaced by the next candidate while the round's budget lasts.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import fields
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from quotebound.audit import new_record
+from quotebound.context import Context
+from quotebound.errors import FetchError, Reason
+from quotebound.fetch import fetch_until
+from quotebound.gates import fetch_gate
+from quotebound.nodes.deps import Deps
+from quotebound.nodes.events import emit
+from quotebound.rawstore import RawPage, get_raw_page, parsed_page, put_raw_page
+from quotebound.records import SourceInfo
+from quotebound.search import SearchCandidate, select_for_fetch
+from quotebound.state import ResearchState
+
+__all__ = ["PER_DOMAIN_CAP", "fetch"]
+
+PER_DOMAIN_CAP = 3
+_CANDIDATE_FIELDS = {f.name for f in fields(SearchCandidate)}
+
+
+def _candidate(d: dict[str, Any]) -> SearchCandidate:
+    return SearchCandidate(**{k: v for k, v in d.items() if k in _CANDIDATE_FIELDS})
+
+
+async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Fetch up to this round's share of the source budget, then apply gate 2."""
+    settings = Context(**state["settings"])
+    toolkit = deps.toolkit(settings)
+    store, thread_id = runtime.store, str(state["thread_id"])
+    assert store is not None  # routed here only with a store and a thread id
+    fetched: list[SourceInfo] = list(state.get("fetched") or [])
+    failed: list[SourceInfo] = list(state.get("failed") or [])
+    round_no = int(state.get("round", 1))
+    taken = {s["source_id"] for s in [*fetched, *failed]}
+    admitted = set(state["gates"][-1].get("admitted") or [])
+    pool = [
+        _candidate(c)
+        for c in state.get("candidates") or []
+        if c["url"] in admitted and c["source_id"] not in taken
+    ]
+    want = max(
+        0, min(int(settings.sources_per_round or 1), int(settings.max_sources or 1) - len(fetched))
+    )
+    order = select_for_fetch(pool, k=want, per_domain_cap=PER_DOMAIN_CAP, exclude=taken)
+
+    async with toolkit.fetcher(budget_s=float(state["deadline"]) - time.time()) as fetcher:
+
+        async def fetch_one(c: SearchCandidate) -> RawPage:
+            cached = await get_raw_page(store, thread_id, c.source_id)
+            if cached is not None:
+                return cached
+            corpus = toolkit.corpora.get(c.provider)
+            if c.document is not None:
+                if corpus is None:
+                    raise FetchError(Reason.INVALID_URL, f"no corpus transport for {c.provider!r}")
+                page = await corpus.read(c.document)
+            else:
+                page = await fetcher.fetch(c.url)
+            await put_raw_page(store, thread_id, page)
+            return page
+
+        ok, bad = await fetch_until(
+            order, want, fetch_one, concurrency=toolkit.fetch_policy.concurrency
+        )
+
+    text_chars: dict[str, int] = {}
+    round_sources: list[str] = []
+    for c, page in ok:
+        text_chars[c.source_id] = len(parsed_page(page).text)
+        round_sources.append(c.source_id)
+        fetched.append(
+            SourceInfo(
+                source_id=c.source_id,
+                url=c.url,
+                canonical_url=c.canonical_url,
+                title=page.title or c.title,
+                trust_tier=page.trust_tier,
+                provider=page.provider,
+                fetch_status="fetched",
+                fetched_at=page.fetched_at,
+                round=round_no,
+            )
+        )
+    for c, failure in bad:
+        failed.append(
+            SourceInfo(
+                source_id=c.source_id,
+                url=c.url,
+                canonical_url=c.canonical_url,
+                title=c.title,
+                trust_tier=0,
+                provider=c.provider,
+                fetch_status="failed",
+                reason=failure.reason.value,
+                detail=failure.detail,
+                round=round_no,
+            )
+        )
+    all_chars = {**dict(state.get("text_chars") or {}), **text_chars}
+    gate = fetch_gate(fetched, min_sources=int(settings.min_sources or 1), text_chars=all_chars)
+    records = list(state.get("records") or [])
+    records.append(
+        new_record(
+            records,
+            "fetch",
+            request={"round": round_no, "selected": [c.url for c in order[:want]]},
+            response_summary={
+                "fetched": [c.source_id for c, _ in ok],
+                "failed": [(c.url.split("?", 1)[0], f.reason.value) for c, f in bad],
+            },
+            tier=min((p.trust_tier for _, p in ok), default=None),
+            gate=gate.to_dict(),
+        )
+    )
+    warnings = list(state.get("warnings") or [])
+    warnings += [w for w in (f"fetch: {g}" for g in gate.warnings) if w not in warnings]
+    update: dict[str, Any] = {
+        "fetched": fetched,
+        "failed": failed,
+        "round_sources": round_sources,
+        "text_chars": all_chars,
+        "gates": [*state["gates"], {**gate.to_dict(), "round": round_no}],
+        "records": records,
+        "warnings": warnings,
+    }
+    emit(runtime, {**state, **update}, "fetch", f"{len(ok)} read, {len(bad)} failed")  # type: ignore[typeddict-item]
+    return update

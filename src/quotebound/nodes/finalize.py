@@ -1,0 +1,160 @@
+"""finalize: the report, the findings, the sources and the audit (DESIGN §5, §6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from quotebound.audit import AUDIT_SCHEMA_VERSION, evidence_digest, new_record, sha256_text
+from quotebound.context import Context
+from quotebound.nodes.evaluate import relevant_evidence
+from quotebound.nodes.events import emit
+from quotebound.records import Finding, SourceInfo
+from quotebound.relevance import sub_questions
+from quotebound.report import grounding_confidence, render_report, report_tier
+from quotebound.state import ResearchState, Status
+
+__all__ = ["finalize"]
+
+
+def _shippable(findings: list[Finding], state: ResearchState) -> list[Finding]:
+    """Invariant 5 at the exit: only findings whose every cited id is PASS evidence whose quote
+    is the finding's quote, from a URL this thread fetched."""
+    passed = {
+        e["evidence_id"]: e
+        for e in state.get("evidence") or []
+        if e["verification"]["status"] == "PASS"
+    }
+    fetched = {s["url"] for s in state.get("fetched") or []}
+    return [
+        f
+        for f in findings
+        if f["evidence_ids"]
+        and all(i in passed for i in f["evidence_ids"])
+        and f["url"] in fetched
+        and any(passed[i]["quote"] == f["quote"] for i in f["evidence_ids"])
+    ]
+
+
+def _missing(state: ResearchState) -> str:
+    failed_gates = [g for g in state.get("gates") or [] if not g["passed"]]
+    if failed_gates:
+        g = failed_gates[-1]
+        return f"{g['gate']} gate failed ({g['reason']}): " + "; ".join(g["errors"])
+    read = len(state.get("fetched") or [])
+    gaps = state.get("gaps") or sub_questions(state["question"])
+    return (
+        f"None of the {read} source(s) read contains a verified quote that addresses: "
+        + "; ".join(gaps)
+    )
+
+
+def _stop_reason(state: ResearchState) -> str:
+    if state.get("stop_reason"):
+        return str(state["stop_reason"])
+    if state.get("verified_disabled"):
+        return "error"
+    return "no_new_evidence"  # a gate closed before any round could be evaluated
+
+
+async def finalize(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Assemble the output keys; hashes cover content only, so reruns are byte-identical."""
+    composition: dict[str, Any] = dict(state.get("composition") or {})
+    findings = _shippable(list(composition.get("findings") or []), state)
+    status: Status
+    if state.get("verified_disabled"):
+        status, findings = "verified_disabled", []
+    elif findings:
+        status = "answered"
+    else:
+        status = "insufficient_evidence"
+    answer = composition.get("answer", "") if status == "answered" else ""
+    missing = None
+    if status == "insufficient_evidence":
+        missing = _missing(state)
+    elif status == "verified_disabled":
+        missing = state.get("disabled_reason") or "verification is disabled"
+    sources: list[SourceInfo] = [*(state.get("fetched") or []), *(state.get("failed") or [])]
+    if status == "verified_disabled":
+        sources += [
+            SourceInfo(
+                source_id=c["source_id"],
+                url=c["url"],
+                canonical_url=c["canonical_url"],
+                title=c["title"],
+                trust_tier=0,
+                provider=c["provider"],
+                fetch_status="lead",
+            )
+            for c in state.get("candidates") or []
+        ]
+    conflicts = list(composition.get("conflicts") or []) if status == "answered" else []
+    report = render_report(
+        state["question"],
+        status=status,
+        answer=answer,
+        findings=findings,
+        conflicts=conflicts,
+        sources=sources,
+        missing=missing,
+    )
+    evidence = state.get("evidence") or []
+    settings = state.get("settings") or {}
+    records = list(state.get("records") or [])
+    records.append(
+        new_record(
+            records,
+            "finalize",
+            request={"status": status},
+            response_summary={"findings": len(findings)},
+            tier=report_tier(findings),
+        )
+    )
+    audit = {
+        "schema_version": AUDIT_SCHEMA_VERSION,
+        "question": state["question"],
+        "profile": settings.get("profile"),
+        "settings": settings,
+        "composer": composition.get("mode"),
+        "provider_runs": state.get("provider_runs") or [],
+        "sources": sources,
+        "evidence": [
+            {
+                "evidence_id": e["evidence_id"],
+                "chunk_id": e["chunk_id"],
+                "hash_version": e["hash_version"],
+                "source_id": e["source_id"],
+                "start": e["start"],
+                "end": e["end"],
+                "relevance": e["relevance"],
+                "round": e["round"],
+                "verification": e["verification"],
+            }
+            for e in evidence
+        ],
+        "relevant_evidence": len(relevant_evidence(state)),
+        "gates": state.get("gates") or [],
+        "records": records,
+        "record_chain": [r["id"] for r in records],
+        "rounds": state.get("rounds") or [],
+        "stop_reason": _stop_reason(state),
+        "reviews": state.get("reviews") or [],
+        "conflicts": conflicts,
+        "report_tier": report_tier(findings),
+        "warnings": state.get("warnings") or [],
+        "evidence_sha256": evidence_digest(evidence),
+        "report_sha256": sha256_text(report),
+    }
+    update = {
+        "status": status,
+        "answer": answer,
+        "report_markdown": report,
+        "grounding_confidence": grounding_confidence(len(findings)),
+        "findings": findings,
+        "sources": sources,
+        "audit": audit,
+        "records": records,
+    }
+    emit(runtime, {**state, **update}, "finalize", status)  # type: ignore[typeddict-item]
+    return update

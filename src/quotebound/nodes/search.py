@@ -1,0 +1,78 @@
+"""search: ask the provider ladder this round's queries; keep new candidates (tier 0)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from quotebound.audit import new_record
+from quotebound.context import Context
+from quotebound.gates import search_gate
+from quotebound.netguard import NetGuard
+from quotebound.nodes.deps import Deps
+from quotebound.nodes.events import emit
+from quotebound.rawstore import put_raw_page
+from quotebound.search import ProviderLadder, SearchCandidate, dedupe, raw_content_page
+from quotebound.state import ResearchState
+
+__all__ = ["search"]
+
+
+async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Run every query through the ladder; store provider raw content as pages of this thread."""
+    settings = Context(**state["settings"])
+    toolkit = deps.toolkit(settings)
+    ladder = ProviderLadder(toolkit.providers)
+    queries = state.get("queries") or []
+    answers = await asyncio.gather(
+        *(ladder.search(q, max_results=int(settings.search_results or 8)) for q in queries)
+    )
+    found: list[SearchCandidate] = [c for cands, _ in answers for c in cands]
+    runs = [r.to_dict() for _, runs in answers for r in runs]
+    known = {c["canonical_url"] for c in state.get("candidates") or []}
+    fresh = [c for c in dedupe(found) if c.canonical_url not in known]
+    stored = 0
+    if runtime.store is not None and state.get("thread_id"):
+        for c in fresh:
+            page = raw_content_page(c)
+            if page is not None:
+                await put_raw_page(runtime.store, str(state["thread_id"]), page)
+                stored += 1
+    candidates = [
+        *(state.get("candidates") or []),
+        *({**c.to_dict(), "round": state.get("round", 1)} for c in fresh),
+    ]
+    taken = {s["source_id"] for s in [*(state.get("fetched") or []), *(state.get("failed") or [])]}
+    gate = search_gate(
+        [c for c in candidates if c["source_id"] not in taken],
+        check_url=NetGuard(
+            allowed_ports=toolkit.fetch_policy.allowed_ports,
+            allow_loopback_origins=toolkit.fetch_policy.allow_loopback_origins,
+        ).problem,
+    )
+    records = list(state.get("records") or [])
+    records.append(
+        new_record(
+            records,
+            "search",
+            request={"round": state.get("round", 1), "queries": queries},
+            response_summary={
+                "new_candidates": len(fresh),
+                "provider_runs": [(r["provider"], r["result_count"], r["reason"]) for r in runs],
+                "raw_content_stored": stored,
+            },
+            tier=0,
+            gate=gate.to_dict(),
+        )
+    )
+    update = {
+        "gates": [*(state.get("gates") or []), {**gate.to_dict(), "round": state.get("round", 1)}],
+        "candidates": candidates,
+        "new_candidates": len(fresh),
+        "provider_runs": [*(state.get("provider_runs") or []), *runs],
+        "records": records,
+    }
+    emit(runtime, {**state, **update}, "search", f"{len(fresh)} new candidates")  # type: ignore[typeddict-item]
+    return update

@@ -1,0 +1,86 @@
+"""Graph state: a narrow input, the DESIGN §6 output, and the richer internal state."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+from quotebound.records import Composition, EvidenceItem, Finding, SourceInfo
+
+__all__ = ["InputState", "OutputState", "ResearchState", "RoundRecord", "Status", "StopReason"]
+
+Status = Literal["answered", "insufficient_evidence", "verified_disabled"]
+StopReason = Literal["sufficient", "budget_exhausted", "timeout", "no_new_evidence", "error"]
+
+
+class InputState(TypedDict):
+    """What a caller passes: the question and a few options that beat the profile."""
+
+    question: str
+    profile: NotRequired[str]
+    max_sources: NotRequired[int]
+    max_rounds: NotRequired[int]
+
+
+class OutputState(TypedDict, total=False):
+    """The keys of the final state and of the command's JSON (DESIGN §6)."""
+
+    question: str
+    status: Status
+    answer: str
+    report_markdown: str
+    grounding_confidence: str
+    findings: list[Finding]
+    sources: list[SourceInfo]
+    audit: dict[str, Any]
+
+
+class RoundRecord(TypedDict):
+    round: int
+    queries: list[str]
+    gaps: list[str]
+    candidates: int
+    fetched: int
+    failed: int
+    new_evidence: int
+    decision: str
+    reason: str
+
+
+class ResearchState(OutputState, total=False):
+    """Everything the nodes share. Raw pages never appear here; the Store holds them."""
+
+    profile: str
+    max_sources: int
+    max_rounds: int
+    settings: dict[str, Any]
+    thread_id: str | None
+    verified_disabled: bool
+    disabled_reason: str
+    deadline: float
+    round: int
+    queries: list[str]
+    queries_done: list[str]
+    gaps: list[str]
+    plan_source: str
+    candidates: list[dict[str, Any]]
+    new_candidates: int
+    provider_runs: list[dict[str, Any]]
+    fetched: list[SourceInfo]
+    failed: list[SourceInfo]
+    round_sources: list[str]
+    text_chars: dict[str, int]
+    pending: list[dict[str, Any]]
+    evidence: list[EvidenceItem]
+    new_evidence: int
+    gates: list[dict[str, Any]]
+    records: list[dict[str, Any]]
+    rounds: list[RoundRecord]
+    decision: Literal["search", "compose", "insufficient"]
+    stop_reason: StopReason
+    missing: str
+    composition: Composition
+    review: dict[str, Any]
+    reviews: list[dict[str, Any]]
+    revisions: int
+    force_extractive: bool
+    warnings: list[str]

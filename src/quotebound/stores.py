@@ -1,0 +1,147 @@
+"""Opening the Store and checkpointer a run keeps its pages and state in (DESIGN §2).
+
+One URI picks the backend: ``memory`` (tests, ``langgraph dev``), ``sqlite:PATH`` (the
+command's default, under the user's data directory) or ``postgresql://...`` (a server).
+Every failure to open becomes a :class:`ConfigError` with a one-line reason that never
+contains a password.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
+
+from quotebound.errors import ConfigError
+
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "StoreHandle",
+    "default_store_uri",
+    "mask_uri",
+    "open_store",
+]
+
+CONNECT_TIMEOUT_S = 5
+"""Seconds to wait for a PostgreSQL server before giving up, so a dead server fails fast."""
+
+_USERINFO_PASSWORD = re.compile(r"(//[^/@:]*:)[^/]*@")
+_QUERY_PASSWORD = re.compile(r"(?i)(password=)[^&\s]*")
+
+
+@dataclass(frozen=True)
+class StoreHandle:
+    """An open Store and checkpointer, valid inside :func:`open_store`'s block."""
+
+    store: BaseStore
+    """Where raw pages live, under ``(thread_id, "raw")``."""
+    checkpointer: BaseCheckpointSaver
+    """Where graph state lives, so a past run can be shown again."""
+    uri: str
+    """The URI in display form, with any password masked."""
+
+
+def default_store_uri() -> str:
+    """The command's default store: a SQLite file under the user's data directory."""
+    return "sqlite:" + str(Path(platformdirs.user_data_dir("quotebound")) / "quotebound.sqlite")
+
+
+def mask_uri(uri: str) -> str:
+    """``uri`` with any password (in the user info or a ``password=`` parameter) as ``***``."""
+    return _QUERY_PASSWORD.sub(r"\1***", _USERINFO_PASSWORD.sub(r"\1***@", uri))
+
+
+@asynccontextmanager
+async def open_store(uri: str | None = None) -> AsyncIterator[StoreHandle]:
+    """Open the Store and checkpointer named by ``uri`` (default :func:`default_store_uri`).
+
+    Tables are created on first use. Raises ConfigError for a malformed URI, an unknown
+    scheme, an unwritable SQLite path or a PostgreSQL server that is unreachable or refuses.
+    """
+    uri = default_store_uri() if uri is None else uri.strip()
+    async with AsyncExitStack() as stack:
+        if uri == "memory":
+            handle = StoreHandle(InMemoryStore(), InMemorySaver(), uri)
+        elif uri.startswith("sqlite:"):
+            handle = await _open_sqlite(stack, uri)
+        elif uri.startswith(("postgresql://", "postgres://")):
+            handle = await _open_postgres(stack, uri)
+        else:
+            raise ConfigError(
+                "store URI must be 'memory', 'sqlite:PATH' or 'postgresql://...', "
+                f"got {mask_uri(uri)!r}"
+            )
+        yield handle
+
+
+def _sqlite_path(uri: str) -> Path:
+    rest = uri.removeprefix("sqlite:")
+    if rest.startswith("///"):  # sqlite:///abs/path, the SQLAlchemy spelling
+        rest = rest[2:]
+    if not rest or rest == ":memory:":
+        raise ConfigError(f"a sqlite store URI needs a file path (sqlite:PATH), got {uri!r}")
+    return Path(rest).expanduser()
+
+
+async def _open_sqlite(stack: AsyncExitStack, uri: str) -> StoreHandle:
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+    from langgraph.store.sqlite.aio import AsyncSqliteStore
+
+    path = _sqlite_path(uri)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        store = await stack.enter_async_context(AsyncSqliteStore.from_conn_string(str(path)))
+        saver = await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(path)))
+        await store.setup()
+        await saver.setup()
+    except (OSError, sqlite3.Error) as exc:
+        raise ConfigError(f"cannot open sqlite store at {path}: {_one_line(exc)}") from exc
+    return StoreHandle(store, saver, f"sqlite:{path}")
+
+
+async def _open_postgres(stack: AsyncExitStack, uri: str) -> StoreHandle:
+    import psycopg
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+    from psycopg.conninfo import make_conninfo
+
+    shown = mask_uri(uri)
+    try:
+        conninfo = make_conninfo(uri, connect_timeout=CONNECT_TIMEOUT_S)
+        store = await stack.enter_async_context(AsyncPostgresStore.from_conn_string(conninfo))
+        saver = await stack.enter_async_context(AsyncPostgresSaver.from_conn_string(conninfo))
+        await store.setup()
+        await saver.setup()
+    except psycopg.Error as exc:
+        detail = mask_uri(_one_line(exc))
+        password = _password(uri)
+        if password:
+            detail = detail.replace(password, "***")
+        raise ConfigError(f"cannot open PostgreSQL store at {shown}: {detail}") from exc
+    return StoreHandle(store, saver, shown)
+
+
+def _password(uri: str) -> str | None:
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        value = conninfo_to_dict(uri).get("password")
+    except psycopg.Error:  # unparsable: the message psycopg gave quotes no password field
+        return None
+    return str(value) if value else None
+
+
+def _one_line(exc: BaseException) -> str:
+    """The first non-empty line of an error's message (libpq's are multi-line)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__

@@ -1,0 +1,307 @@
+"""The ``quotebound`` console script, run as a subprocess with no keys and no network."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from postgres import PostgresServer, postgres_server  # noqa: F401  (fixture)
+from quotebound.verification import verify_quote
+
+from quotebound.rawstore import get_raw_page, list_raw_pages, parsed_page
+from quotebound.stores import open_store
+from quotebound.urls import source_id
+
+pytestmark = pytest.mark.integration
+
+QUOTEBOUND = str(Path(sys.executable).with_name("quotebound"))
+QUESTION = "How long does a Harbor Bridge lift cycle take?"
+BASE_URL = "https://harbor.example.org/docs/"
+
+CORPUS = {
+    "bridge.html": """<!doctype html><html><head><title>Harbor Bridge operations</title>
+<script>var tracking = "lift cycle takes forever";</script></head><body>
+<nav><a href="/">Home</a> | <a href="/ferries">Ferries</a></nav>
+<main><h1>Harbor Bridge operations</h1>
+<p>The Harbor Bridge raises its central span for ships every day at noon, and a full lift
+cycle takes about twelve minutes from the first warning bells until the traffic lanes reopen.</p>
+<p>During a lift cycle the bridge operators stop road traffic with barriers, sound the warning
+bells twice, and raise the span slowly while a harbor pilot confirms that the channel is clear.</p>
+<p>Maintenance crews inspect the Harbor Bridge lift machinery every spring, replacing worn
+cables and testing the counterweights so that each lift cycle stays smooth and predictable.</p>
+</main></body></html>
+""",
+    "ferries.md": """# Harbor ferries
+
+The harbor ferries run every twenty minutes between the north pier and the old market, and
+the crossing takes about nine minutes in calm weather with a full load of passengers aboard.
+
+When the Harbor Bridge lifts its span, ferry captains hold their boats at the pier until the
+harbor pilot signals that the shipping channel is clear again for smaller passenger vessels.
+""",
+    "history.txt": """The harbor lighthouse was built in 1887 from local granite and still
+guides fishing boats past the breakwater on foggy nights with a beam visible for sixteen miles.
+""",
+}
+
+
+def _env(home: Path) -> dict[str, str]:
+    """The environment of a user with no provider keys, whose dirs are under ``home``."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"TAVILY_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"}
+        and not k.startswith("QUOTEBOUND_")
+    }
+    env.update(
+        HOME=str(home),
+        XDG_CACHE_HOME=str(home / "cache"),
+        XDG_DATA_HOME=str(home / "data"),
+        NO_COLOR="1",
+    )
+    return env
+
+
+def _run(home: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [QUOTEBOUND, *args],
+        env=_env(home),
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _one_line_error(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    return lines[0]
+
+
+def _write_corpus(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in CORPUS.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+@dataclass(frozen=True)
+class Run:
+    home: Path
+    corpus: Path
+    store: str
+    thread_id: str
+    done: subprocess.CompletedProcess[str]
+
+    @property
+    def output(self) -> dict:
+        return json.loads(self.done.stdout)
+
+
+@pytest.fixture(scope="module")
+def sqlite_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """One research run on a local corpus, stored in the default SQLite store."""
+    home = tmp_path_factory.mktemp("home")
+    corpus = _write_corpus(home / "corpus")
+    store = f"sqlite:{home / 'data' / 'quotebound' / 'quotebound.sqlite'}"
+    done = _run(home, "research", QUESTION, "--corpus", str(corpus), "--base-url", BASE_URL,
+                "--format", "json", "--thread-id", "harbor-1")  # fmt: skip
+    return Run(home, corpus, store, "harbor-1", done)
+
+
+def test_research_answers_with_quotes_that_verify_against_the_stored_pages(
+    sqlite_run: Run,
+) -> None:
+    assert sqlite_run.done.returncode == 0, sqlite_run.done.stderr
+    out = sqlite_run.output
+    assert out["status"] == "answered"
+    assert out["thread_id"] == "harbor-1"
+    assert out["question"] == QUESTION
+    for key in ("answer", "report_markdown", "grounding_confidence", "sources", "audit"):
+        assert key in out
+    assert out["findings"], out
+    assert any("twelve minutes" in f["quote"] for f in out["findings"])
+
+    async def check() -> None:
+        async with open_store(sqlite_run.store) as handle:  # the default store was used
+            for finding in out["findings"]:
+                assert finding["url"].startswith(BASE_URL)
+                page = await get_raw_page(
+                    handle.store, sqlite_run.thread_id, source_id(finding["url"])
+                )
+                assert page is not None, finding["url"]
+                verdict = verify_quote(finding["quote"], parsed_page(page).text)
+                assert verdict.status == "PASS", (finding, verdict)
+
+    asyncio.run(check())
+
+
+def test_research_shows_progress_on_stderr(sqlite_run: Run) -> None:
+    lines = [ln for ln in sqlite_run.done.stderr.splitlines() if ln.startswith("quotebound: [")]
+    phases = {ln.split("]")[0].removeprefix("quotebound: [") for ln in lines}
+    assert len(phases) >= 3, sqlite_run.done.stderr
+    verified = [int(m) for ln in lines for m in re.findall(r"quotes verified (\d+)", ln)]
+    assert verified and max(verified) > 0, sqlite_run.done.stderr
+    assert "corpus indexed" in sqlite_run.done.stderr
+    assert "quotebound show harbor-1" in sqlite_run.done.stderr
+
+
+def test_show_in_a_second_process_returns_the_same_report(sqlite_run: Run) -> None:
+    shown = _run(sqlite_run.home, "show", "harbor-1", "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout) == sqlite_run.output
+    markdown = _run(sqlite_run.home, "show", "harbor-1", "--store", sqlite_run.store)
+    assert markdown.returncode == 0, markdown.stderr
+    assert markdown.stdout.startswith(sqlite_run.output["report_markdown"].rstrip())
+    assert "## Audit" in markdown.stdout
+
+
+def test_sources_lists_the_runs_pages(sqlite_run: Run) -> None:
+    listed = _run(sqlite_run.home, "sources", "harbor-1")
+    assert listed.returncode == 0, listed.stderr
+    rows = [line.split("\t") for line in listed.stdout.splitlines()]
+    assert rows[0] == ["source id", "tier", "status", "fetched at", "url", "title"]
+    cited = {f["url"] for f in sqlite_run.output["findings"]}
+    assert cited <= {row[4] for row in rows[1:]}
+    assert all(row[1] == "PRIMARY_SOURCE" and row[2] == "200" for row in rows[1:])
+
+
+def test_markdown_report_to_a_file(sqlite_run: Run) -> None:
+    out = sqlite_run.home / "reports" / "report.md"
+    done = _run(
+        sqlite_run.home,
+        "research",
+        QUESTION,
+        "--corpus",
+        str(sqlite_run.corpus),
+        "--base-url",
+        BASE_URL,
+        "--store",
+        "memory",
+        "--quiet",
+        "--out",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and done.stderr == ""
+    assert "twelve minutes" in out.read_text(encoding="utf-8")
+
+
+def test_unanswerable_question_exits_3(sqlite_run: Run) -> None:
+    done = _run(sqlite_run.home, "research", "What is the airspeed velocity of a swallow?",
+                "--corpus", str(sqlite_run.corpus), "--store", "memory", "--format", "json",
+                "--quiet")  # fmt: skip
+    assert done.returncode == 3, done.stderr
+    assert json.loads(done.stdout)["status"] == "insufficient_evidence"
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("args", "expect"),
+    [
+        (["research"], "question"),
+        (["research", "Q", "--corpus", "{home}/no-such-dir"], "no-such-dir"),
+        (["research", "Q", "--corpus", "{home}/a-file"], "a-file"),
+        (["research", "Q", "--store", "postgresql://u:pw-123@127.0.0.1:{port}/db"], "PostgreSQL"),
+        (["research", "Q", "--provider", "bing"], "bing"),
+        (["research", "Q", "--thread-id", "run.1"], "run.1"),
+        (["show", "run.1"], "run.1"),
+        (["verify", "--quote", "x", "--file", "{home}/no-such-file"], "no-such-file"),
+    ],
+)
+def test_bad_usage_exits_2_with_one_line(tmp_path: Path, args: list[str], expect: str) -> None:
+    (tmp_path / "a-file").write_text("not a directory")
+    argv = [a.format(home=tmp_path, port=_closed_port()) for a in args]
+    line = _one_line_error(_run(tmp_path, *argv, timeout=60))
+    assert expect in line
+    assert "pw-123" not in line
+
+
+def test_index_reports_counts(tmp_path: Path) -> None:
+    corpus = _write_corpus(tmp_path / "corpus")
+    first = _run(tmp_path, "index", str(corpus), "--base-url", BASE_URL)
+    assert first.returncode == 0, first.stderr
+    assert "added 3" in first.stderr
+    (corpus / "history.txt").unlink()
+    second = _run(tmp_path, "index", str(corpus), "--base-url", BASE_URL)
+    assert second.returncode == 0, second.stderr
+    assert "removed 1" in second.stderr and "unchanged 2" in second.stderr
+
+
+def test_verify_pass_and_fail_against_a_file(tmp_path: Path) -> None:
+    page = _write_corpus(tmp_path / "corpus") / "bridge.html"
+    quote = "a full lift cycle takes about twelve minutes"
+    passed = _run(tmp_path, "verify", "--quote", quote, "--file", str(page))
+    assert passed.returncode == 0, passed.stderr
+    assert "status:  PASS" in passed.stdout and "twelve minutes" in passed.stdout
+    failed = _run(tmp_path, "verify", "--quote", quote.replace("twelve", "twenty"),
+                  "--file", str(page), "--format", "json")  # fmt: skip
+    assert failed.returncode == 1, failed.stderr
+    verdict = json.loads(failed.stdout)
+    assert verdict["status"] == "FAIL" and verdict["start"] == -1 and verdict["reason"]
+
+
+def test_verify_a_blocked_url_exits_2_with_the_reason_code(tmp_path: Path) -> None:
+    line = _one_line_error(
+        _run(tmp_path, "verify", "--quote", "anything", "--url", "http://127.0.0.1/admin")
+    )
+    assert "blocked_ssrf" in line
+
+
+def test_research_on_postgres_survives_a_restart(
+    tmp_path: Path,
+    postgres_server: PostgresServer,  # noqa: F811
+) -> None:
+    corpus = _write_corpus(tmp_path / "corpus")
+    store = ["--store", postgres_server.uri]
+    done = _run(
+        tmp_path,
+        "research",
+        QUESTION,
+        "--corpus",
+        str(corpus),
+        "--base-url",
+        BASE_URL,
+        "--provider",
+        "corpus",
+        "--format",
+        "json",
+        "--thread-id",
+        "pg-run",
+        *store,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    postgres_server.restart()
+
+    shown = _run(tmp_path, "show", "pg-run", "--format", "json", *store)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout) == out
+    listed = _run(tmp_path, "sources", "pg-run", *store)
+    assert listed.returncode == 0, listed.stderr
+    assert {f["url"] for f in out["findings"]} <= {
+        line.split("\t")[4] for line in listed.stdout.splitlines()[1:]
+    }
+
+    async def pages() -> int:
+        async with open_store(postgres_server.uri) as handle:
+            return len(await list_raw_pages(handle.store, "pg-run"))
+
+    assert asyncio.run(pages()) == len(listed.stdout.splitlines()) - 1

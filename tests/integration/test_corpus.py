@@ -1,0 +1,267 @@
+"""The local corpus: FTS5 index over real files, incremental refresh, mapping and transport."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from quotebound.corpus import LocalCorpus, fts_query
+from quotebound.errors import ConfigError, FetchError, Reason
+from quotebound.tiers import TrustTier
+
+pytestmark = pytest.mark.integration
+
+HTML = """<!doctype html><html><head><title>Photosynthesis explained</title>
+<style>.x{color:red}</style></head><body><h1>Photosynthesis</h1>
+<p>Photosynthesis is the process by which green plants use sunlight to turn carbon dioxide
+and water into glucose and oxygen. Photosynthesis happens in the chloroplasts.</p>
+<script>var tracking = "zebra";</script></body></html>"""
+MARKDOWN = """# Volcano notes
+
+Volcanoes erupt when magma rises through the crust. Basalt lava is runny.
+"""
+TEXT = "Tides are caused mainly by the gravitational pull of the Moon on the oceans.\n"
+
+
+@pytest.fixture
+def root(tmp_path: Path, make_pdf: Callable[[str], bytes]) -> Path:
+    root = tmp_path / "library"
+    (root / "bio").mkdir(parents=True)
+    (root / "bio" / "photo synthesis.html").write_text(HTML)
+    (root / "volcano.md").write_text(MARKDOWN)
+    (root / "tides.txt").write_text(TEXT)
+    (root / "glaciers.pdf").write_bytes(make_pdf("Glaciers carve U-shaped valleys slowly."))
+    (root / "ignored.json").write_text('{"volcano": "not indexed"}')
+    (root / ".hidden").mkdir()
+    (root / ".hidden" / "secret.md").write_text("# Volcano secret\n")
+    return root
+
+
+def make(
+    root: Path,
+    tmp_path: Path,
+    *,
+    base_url: str | None = None,
+    tier: TrustTier = TrustTier.PRIMARY_SOURCE,
+) -> LocalCorpus:
+    return LocalCorpus(root, index_path=tmp_path / "index.sqlite", base_url=base_url, tier=tier)
+
+
+async def top(corpus: LocalCorpus, query: str) -> list[str | None]:
+    response = await corpus.search(query, max_results=10)
+    return [c.document for c in response.candidates]
+
+
+async def test_indexes_html_markdown_text_and_pdf(root: Path, tmp_path: Path) -> None:
+    corpus = make(root, tmp_path)
+    stats = corpus.refresh()
+    assert (stats.added, stats.updated, stats.removed, stats.skipped) == (4, 0, 0, 0)
+    assert (await top(corpus, "chloroplasts"))[:1] == ["bio/photo synthesis.html"]
+    assert await top(corpus, "magma") == ["volcano.md"]
+    assert await top(corpus, "gravitational moon") == ["tides.txt"]
+    assert await top(corpus, "glaciers valleys") == ["glaciers.pdf"]
+    # script text and non-indexed or hidden files are not searchable
+    assert await top(corpus, "zebra tracking") == []
+    assert await top(corpus, "secret") == []
+
+
+async def test_candidates_carry_titles_snippets_and_the_search_result_tier(
+    root: Path, tmp_path: Path
+) -> None:
+    response = await make(root, tmp_path).search("volcano magma", max_results=5)
+    (c,) = response.candidates
+    assert c.title == "Volcano notes" and c.rank == 1 and c.provider == "corpus"
+    assert "magma rises through the crust" in c.snippet
+    assert c.tier == TrustTier.SEARCH_RESULT and c.query == "volcano magma"
+    assert response.run.result_count == 1 and response.run.reason is None
+
+
+async def test_ranking_puts_the_document_about_the_topic_first(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "a.md").write_text("# Cooking\n\nPasta needs salted water. Photosynthesis aside.\n")
+    (root / "b.md").write_text(
+        "# Photosynthesis\n\nPhotosynthesis converts light energy into chemical energy; "
+        "photosynthesis in plants produces oxygen.\n"
+    )
+    (root / "c.md").write_text("# Gardening\n\nPlants need light and water.\n")
+    corpus = make(root, tmp_path)
+    assert (await top(corpus, "How does photosynthesis work in plants?"))[0] == "b.md"
+    assert (await top(corpus, "salted pasta water"))[0] == "a.md"
+
+
+async def test_refresh_rereads_only_the_changed_file(root: Path, tmp_path: Path) -> None:
+    corpus = make(root, tmp_path)
+    corpus.refresh()
+    noop = corpus.refresh()
+    assert (noop.unchanged, noop.read, noop.added, noop.updated) == (4, 0, 0, 0)
+
+    (root / "volcano.md").write_text("# Volcano notes\n\nObsidian is volcanic glass.\n")
+    stats = corpus.refresh()
+    assert (stats.updated, stats.unchanged, stats.read, stats.added) == (1, 3, 1, 0)
+    assert await top(corpus, "obsidian") == ["volcano.md"]
+    assert await top(corpus, "magma") == []
+
+    # A file with the same size and mtime is not read at all: even swapped bytes go unseen.
+    tides = root / "tides.txt"
+    before = tides.stat()
+    tides.write_text(TEXT.replace("Moon", "Mars"))
+    os.utime(tides, ns=(before.st_atime_ns, before.st_mtime_ns))
+    stats = corpus.refresh()
+    assert (stats.read, stats.updated) == (0, 0)
+    assert await top(corpus, "moon") == ["tides.txt"]
+
+
+async def test_touching_a_file_reads_it_but_does_not_reindex_it(root: Path, tmp_path: Path) -> None:
+    corpus = make(root, tmp_path)
+    corpus.refresh()
+    st = (root / "tides.txt").stat()
+    os.utime(root / "tides.txt", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    stats = corpus.refresh()
+    assert (stats.read, stats.updated, stats.unchanged) == (1, 0, 4)
+
+
+async def test_removed_and_added_files(root: Path, tmp_path: Path) -> None:
+    corpus = make(root, tmp_path, base_url="https://lib.example/")
+    corpus.refresh()
+    (root / "volcano.md").unlink()
+    (root / "new.txt").write_text("Comets have icy nuclei.\n")
+    stats = corpus.refresh()
+    assert (stats.removed, stats.added, stats.unchanged) == (1, 1, 3)
+    assert await top(corpus, "magma volcano") == []
+    assert await top(corpus, "comets") == ["new.txt"]
+    assert corpus.document_for_url("https://lib.example/volcano.md") is None
+
+
+async def test_an_unreadable_pdf_is_skipped_not_fatal(root: Path, tmp_path: Path) -> None:
+    (root / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
+    corpus = make(root, tmp_path)
+    stats = corpus.refresh()
+    assert (stats.added, stats.skipped) == (4, 1)
+    assert corpus.refresh().read == 0  # remembered: not re-read until it changes
+    assert await top(corpus, "magma") == ["volcano.md"]
+
+
+async def test_base_url_maps_documents_to_public_urls(root: Path, tmp_path: Path) -> None:
+    corpus = make(root, tmp_path, base_url="https://docs.example.org/3.11")
+    response = await corpus.search("chloroplasts", max_results=1)
+    c = response.candidates[0]
+    assert c.url == "https://docs.example.org/3.11/bio/photo%20synthesis.html"
+    assert c.document == "bio/photo synthesis.html"
+    assert response.run.endpoint == "https://docs.example.org/3.11/"
+    assert corpus.document_for_url(
+        "https://DOCS.example.org/3.11/bio/photo%20synthesis.html#x"
+    ) == ("bio/photo synthesis.html")
+    assert corpus.document_for_url("https://elsewhere.example/bio/photo%20synthesis.html") is None
+
+
+async def test_without_base_url_documents_are_file_uris(root: Path, tmp_path: Path) -> None:
+    corpus = make(root, tmp_path)
+    (c,) = (await corpus.search("magma", max_results=3)).candidates
+    assert c.url == (root / "volcano.md").resolve().as_uri()
+
+
+async def test_read_is_the_corpus_transport(root: Path, tmp_path: Path) -> None:
+    corpus = make(
+        root, tmp_path, base_url="https://lib.example/", tier=TrustTier.AUTHORITATIVE_SOURCE
+    )
+    html = await corpus.read("bio/photo synthesis.html")
+    assert html.url == html.final_url == "https://lib.example/bio/photo%20synthesis.html"
+    assert html.status == 200 and html.provider == "corpus"
+    assert html.trust_tier == TrustTier.AUTHORITATIVE_SOURCE
+    assert (
+        html.content_type == "text/html" and html.html is not None and "chloroplasts" in html.html
+    )
+    assert html.title == "Photosynthesis explained"
+    assert html.sha256 == hashlib.sha256(HTML.encode()).hexdigest()
+    md = await corpus.read("volcano.md")
+    assert (md.content_type, md.text, md.title) == ("text/markdown", MARKDOWN, "Volcano notes")
+    pdf = await corpus.read("glaciers.pdf")
+    assert pdf.content_type == "application/pdf" and pdf.pages is not None
+    assert "Glaciers carve U-shaped valleys" in pdf.pages[0]
+    txt = await corpus.read("tides.txt")
+    assert txt.text == TEXT and txt.title.startswith("Tides are caused")
+
+
+@pytest.mark.parametrize(
+    ("document", "reason"),
+    [
+        ("../outside.md", Reason.INVALID_URL),
+        ("/etc/passwd", Reason.INVALID_URL),
+        ("ignored.json", Reason.INVALID_URL),
+        ("", Reason.INVALID_URL),
+        ("missing.md", Reason.HTTP_STATUS),
+    ],
+)
+async def test_read_refuses_paths_outside_or_missing(
+    root: Path, tmp_path: Path, document: str, reason: Reason
+) -> None:
+    (tmp_path / "outside.md").write_text("# outside\n")
+    with pytest.raises(FetchError) as info:
+        await make(root, tmp_path).read(document)
+    assert info.value.reason == reason
+
+
+async def test_read_refuses_a_symlink_that_leaves_the_root(root: Path, tmp_path: Path) -> None:
+    (tmp_path / "outside.md").write_text("# outside\n")
+    (root / "link.md").symlink_to(tmp_path / "outside.md")
+    corpus = make(root, tmp_path)
+    with pytest.raises(FetchError) as info:
+        await corpus.read("link.md")
+    assert info.value.reason == Reason.INVALID_URL
+    assert await top(corpus, "outside") == []
+
+
+HOSTILE = ['"', "*", "NEAR(", "-", ")(", 'a" OR "b', "title:x", "^start", "x AND", "NOT", "{a b}",
+           "'; DROP TABLE docs; --", "magma*", "\u200b\x00", "🌋 volcano"]  # fmt: skip
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+async def test_hostile_queries_never_raise(root: Path, tmp_path: Path, query: str) -> None:
+    response = await make(root, tmp_path).search(query, max_results=5)
+    assert response.run.reason in (None, "empty_results")
+    assert response.run.result_count == len(response.candidates)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "?!", "***", "()"])
+async def test_queries_without_words_are_empty_results(
+    root: Path, tmp_path: Path, query: str
+) -> None:
+    assert fts_query(query) is None
+    response = await make(root, tmp_path).search(query, max_results=5)
+    assert response.run.reason == "empty_results" and response.candidates == ()
+
+
+def test_fts_query_quotes_every_term() -> None:
+    assert fts_query('What is "NEAR(magma)"?') == '"what is near magma" OR "near" OR "magma"'
+    assert fts_query("the") == '"the"'
+
+
+async def test_results_are_deterministic(root: Path, tmp_path: Path) -> None:
+    corpus = make(root, tmp_path)
+    first = await corpus.search("the", max_results=10)
+    again = await make(root, tmp_path).search("the", max_results=10)
+    assert first.candidates == again.candidates
+
+
+def test_index_defaults_to_the_user_cache(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    corpus = LocalCorpus(root)
+    assert corpus.index_path.parent == tmp_path / "cache" / "quotebound" / "corpora"
+    assert corpus.refresh().added == 4 and corpus.index_path.is_file()
+
+
+def test_a_missing_or_unreadable_root_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        LocalCorpus(tmp_path / "nope")
+    (tmp_path / "file.txt").write_text("x")
+    with pytest.raises(ConfigError, match="readable directory"):
+        LocalCorpus(tmp_path / "file.txt")
+    with pytest.raises(ConfigError, match="base_url"):
+        LocalCorpus(tmp_path, base_url="ftp://x/")

@@ -1,0 +1,142 @@
+"""The embedded corpus: pydoc pages of the standard library, reproducible and citable."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from quotebound.embedded import embedded_corpus, embedded_dir
+from quotebound.tiers import TrustTier
+
+pytestmark = pytest.mark.integration
+
+BUILD = """
+import sys
+from pathlib import Path
+from quotebound.embedded import embedded_corpus
+print(embedded_corpus(cache_dir=Path(sys.argv[1])).root)
+"""
+ADDRESS = re.compile(r"(?:\s|&nbsp;)at(?:\s|&nbsp;)0x[0-9A-Fa-f]{4,}")
+
+
+def build_in_subprocesses(*caches: Path) -> list[Path]:
+    """Build the corpus in one process per cache dir, concurrently, each with its own hash seed."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", BUILD, str(cache)],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for seed, cache in enumerate(caches, start=1)
+    ]
+    roots = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        roots.append(Path(out.strip()))
+    return roots
+
+
+def page_hashes(root: Path) -> dict[str, str]:
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.iterdir())
+        if not p.name.startswith(".")
+    }
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    base = tmp_path_factory.mktemp("embedded")
+    first, second = build_in_subprocesses(base / "one", base / "two")
+    return first, second
+
+
+def test_two_processes_render_byte_identical_pages(built: tuple[Path, Path]) -> None:
+    first, second = built
+    assert first != second
+    hashes = page_hashes(first)
+    assert len(hashes) > 100 and "copy.html" in hashes and "manifest.json" in hashes
+    assert hashes == page_hashes(second)
+
+
+def test_pages_hold_no_addresses_or_machine_paths(built: tuple[Path, Path]) -> None:
+    root = built[0]
+    machine = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sysconfig.get_path("stdlib"),
+        str(Path.home()),
+        str(root),
+        str(Path(__file__).resolve().parents[2]),
+    }
+    for page in sorted(root.glob("*.html")):
+        html = page.read_text("utf-8")
+        assert not ADDRESS.search(html), page.name
+        assert 'href="file:' not in html, page.name
+        for path in machine:
+            assert path not in html, (page.name, path)
+
+
+def test_pages_cite_cpython_source_at_this_version(built: tuple[Path, Path]) -> None:
+    manifest = json.loads((built[0] / "manifest.json").read_text())
+    tag = f"https://github.com/python/cpython/blob/v{platform.python_version()}/"
+    assert manifest["json.html"] == tag + "Lib/json/__init__.py"
+    assert manifest["copy.html"] == tag + "Lib/copy.py"
+    assert all(url.startswith(tag) for url in manifest.values())
+    assert len(set(manifest.values())) == len(manifest)  # one page per source: no duplicates
+    copy_html = (built[0] / "copy.html").read_text()
+    assert f'href="{tag}Lib/copy.py"' in copy_html
+
+
+def test_machine_specific_values_are_not_rendered(built: tuple[Path, Path]) -> None:
+    sqlite_page = (built[0] / "sqlite3.html").read_text()
+    import sqlite3
+
+    assert sqlite3.sqlite_version not in sqlite_page
+    assert "sqlite_version</strong> = &lt;str&gt;" in sqlite_page
+
+
+async def test_embedded_corpus_searches_and_reads_stdlib_docs(built: tuple[Path, Path]) -> None:
+    corpus = embedded_corpus(cache_dir=built[0].parent)
+    assert corpus.root == built[0]
+    response = await corpus.search("shallow copy of an object", max_results=5)
+    assert response.run.provider == "embedded" and response.run.reason is None
+    first = response.candidates[0]
+    assert first.document == "copy.html" and first.provider == "embedded"
+    assert first.url.endswith("/Lib/copy.py")
+    page = await corpus.read("copy.html")
+    assert page.url == first.url and page.provider == "embedded"
+    assert page.trust_tier == TrustTier.PRIMARY_SOURCE
+    assert page.html is not None and "shallow" in page.html
+    assert corpus.document_for_url(first.url) == "copy.html"
+
+
+def test_a_stale_build_is_replaced(tmp_path: Path, built: tuple[Path, Path]) -> None:
+    target = embedded_dir(tmp_path)
+    target.mkdir(parents=True)
+    (target / "leftover.html").write_text("<p>old render</p>")
+    (target / ".complete").write_text('{"render": 0}')
+    corpus = embedded_corpus(cache_dir=tmp_path)
+    assert not (target / "leftover.html").exists()
+    assert page_hashes(corpus.root) == page_hashes(built[0])
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]  # no temp dirs left
+
+
+def test_concurrent_builders_share_one_complete_corpus(tmp_path: Path) -> None:
+    first, second = build_in_subprocesses(tmp_path, tmp_path)
+    assert first == second == embedded_dir(tmp_path)
+    assert (first / ".complete").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [first.name]

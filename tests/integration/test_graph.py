@@ -1,0 +1,260 @@
+"""The research graph end to end on a local corpus (issue 4 acceptance), offline.
+
+Every run uses a real LocalCorpus index on disk, a real InMemoryStore or SqliteStore, and the
+real graph; only the LLM is replaced, by langchain-core's scripted fake chat models.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.memory import InMemoryStore
+
+from quotebound.context import make_context
+from quotebound.corpus import LocalCorpus
+from quotebound.graph import build_graph
+from quotebound.nodes.deps import Deps
+from quotebound.rawstore import get_raw_page, list_raw_pages, parsed_page
+from quotebound.runner import run_research
+from quotebound.verification import verify_quote
+
+CORPUS = Path(__file__).parent / "graph_corpus"
+BASE = "https://tern.example.org/docs/"
+QUESTION = "What is the default timeout of the Tern client and how often does it retry?"
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> LocalCorpus:
+    root = tmp_path / "docs"
+    shutil.copytree(CORPUS, root)
+    lc = LocalCorpus(root, base_url=BASE, index_path=tmp_path / "index.sqlite")
+    lc.refresh()
+    return lc
+
+
+def _ctx(**kw: Any) -> Any:
+    return make_context(**{"composer": "extractive", "provider": "corpus", "corpus_dir": "x", **kw})
+
+
+async def _run(
+    corpus: LocalCorpus,
+    question: str = QUESTION,
+    *,
+    store: Any = None,
+    thread_id: str | None = "t1",
+    model: Any = None,
+    events: list[dict[str, Any]] | None = None,
+    **ctx: Any,
+) -> dict[str, Any]:
+    deps = Deps(providers=[corpus], chat_model=model)
+    composer = "llm" if model is not None else "extractive"
+    return await run_research(
+        question,
+        store=store if store is not None else InMemoryStore(),
+        checkpointer=InMemorySaver(),
+        thread_id=thread_id,
+        context=_ctx(composer=composer, **ctx),
+        deps=deps,
+        on_event=events.append if events is not None else None,
+    )
+
+
+async def _assert_quotes_are_stored_spans(store: Any, thread_id: str, out: dict[str, Any]) -> None:
+    for f in out["findings"]:
+        page = next(p for p in await list_raw_pages(store, thread_id) if p.url == f["url"])
+        text = parsed_page(page).text
+        v = f["verification"]
+        assert text[v["start"] : v["end"]] == f["quote"]
+        assert verify_quote(f["quote"], text).status == "PASS"
+
+
+async def test_answers_with_exact_spans_of_stored_pages(corpus: LocalCorpus) -> None:
+    store = InMemoryStore()
+    events: list[dict[str, Any]] = []
+    out = await _run(corpus, store=store, events=events)
+    assert out["status"] == "answered", out["report_markdown"]
+    assert out["findings"]
+    assert any("30 seconds" in f["quote"] for f in out["findings"])
+    await _assert_quotes_are_stored_spans(store, "t1", out)
+    assert all(f["url"].startswith(BASE) for f in out["findings"])
+    assert "## Verified findings" in out["report_markdown"]
+    assert out["audit"]["record_chain"][0].startswith("rec-001")
+    phases = [e["phase"] for e in events]
+    assert phases[0] == "check_store" and phases[-1] == "finalize"
+    assert "verify_evidence" in phases
+
+
+async def test_rerun_on_the_same_store_is_byte_identical(corpus: LocalCorpus) -> None:
+    store = InMemoryStore()
+    first = await _run(corpus, store=store)
+    second = await _run(corpus, store=store)
+    assert first["report_markdown"] == second["report_markdown"]
+    assert first["audit"]["report_sha256"] == second["audit"]["report_sha256"]
+    assert first["audit"]["evidence_sha256"] == second["audit"]["evidence_sha256"]
+    assert json.dumps(first["findings"], sort_keys=True) == json.dumps(
+        second["findings"], sort_keys=True
+    )
+
+
+async def test_off_topic_question_is_insufficient(corpus: LocalCorpus) -> None:
+    out = await _run(corpus, "What is the boiling point of tungsten at sea level?")
+    assert out["status"] == "insufficient_evidence"
+    assert out["findings"] == []
+    assert out["grounding_confidence"] == "insufficient"
+    assert "tungsten" in out["report_markdown"].lower()
+
+
+async def test_without_store_nothing_is_verified_and_leads_are_listed(corpus: LocalCorpus) -> None:
+    deps = Deps(providers=[corpus])
+    graph = build_graph(deps).compile()
+    out = await graph.ainvoke({"question": QUESTION}, context=_ctx())
+    assert out["status"] == "verified_disabled"
+    assert out["findings"] == []
+    assert any(s["fetch_status"] == "lead" for s in out["sources"])
+    assert "verif" in out["report_markdown"].lower()
+
+
+async def test_without_thread_id_nothing_is_verified(corpus: LocalCorpus) -> None:
+    deps = Deps(providers=[corpus])
+    graph = build_graph(deps).compile(store=InMemoryStore())
+    out = await graph.ainvoke({"question": QUESTION}, context=_ctx())
+    assert out["status"] == "verified_disabled"
+    assert out["findings"] == []
+
+
+async def test_two_concurrent_threads_stay_apart(tmp_path: Path, corpus: LocalCorpus) -> None:
+    other_root = tmp_path / "other"
+    other_root.mkdir()
+    (other_root / "bread.md").write_text((CORPUS / "baking.md").read_text())
+    other = LocalCorpus(
+        other_root, base_url="https://bread.example.org/", index_path=tmp_path / "o.sqlite"
+    )
+    store = InMemoryStore()
+    a, b = await asyncio.gather(
+        _run(corpus, store=store, thread_id="alpha"),
+        _run(other, "How often is a sourdough starter fed?", store=store, thread_id="beta"),
+    )
+    assert a["status"] == b["status"] == "answered"
+    alpha = {p.url for p in await list_raw_pages(store, "alpha")}
+    beta = {p.url for p in await list_raw_pages(store, "beta")}
+    assert alpha and beta and not alpha & beta
+    assert all(u.startswith(BASE) for u in alpha)
+    assert all(f["url"] in beta for f in b["findings"])
+
+
+async def test_prompt_injection_adds_no_source_or_citation(corpus: LocalCorpus) -> None:
+    out = await _run(corpus, "How does the Tern client use a proxy, and what is its timeout?")
+    assert "evil.example" not in " ".join(f["url"] for f in out["findings"])
+    assert all(s["url"].startswith(BASE) for s in out["sources"])
+    assert "999" not in " ".join(f["claim"] for f in out["findings"])
+    assert "evil.example/steal" not in out["answer"]
+
+
+# --- LLM mode, scripted -------------------------------------------------------------------
+
+TIMEOUT_QUOTE = (
+    "Every request that the Tern client sends has a default timeout of 30 seconds, measured "
+    "from the moment the connection opens until the last byte of the response arrives."
+)
+PLAN = json.dumps({"queries": ["Tern client default timeout retries"], "coverage_gaps": []})
+
+
+def _claims(*claims: dict[str, Any]) -> str:
+    return json.dumps({"answer": claims[0]["claim"] if claims else "", "claims": list(claims)})
+
+
+def _good() -> str:
+    return _claims(
+        {
+            "claim": "The Tern client has a default timeout of 30 seconds.",
+            "evidence_ids": [1],
+            "quote": TIMEOUT_QUOTE,
+        }
+    )
+
+
+async def _llm_run(corpus: LocalCorpus, replies: list[str]) -> tuple[dict[str, Any], Any]:
+    store = InMemoryStore()
+    model = FakeListChatModel(responses=[PLAN, *replies])
+    out = await _run(corpus, store=store, model=model)
+    return out, store
+
+
+async def test_llm_answers_well(corpus: LocalCorpus) -> None:
+    out, store = await _llm_run(corpus, [_good()])
+    assert out["status"] == "answered"
+    assert out["audit"]["composer"] == "llm"
+    assert out["findings"][0]["quote"] == TIMEOUT_QUOTE
+    await _assert_quotes_are_stored_spans(store, "t1", out)
+
+
+async def test_llm_altered_quote_is_caught_and_revised(corpus: LocalCorpus) -> None:
+    altered = _claims(
+        {
+            "claim": "The Tern client has a default timeout of 60 seconds.",
+            "evidence_ids": [1],
+            "quote": TIMEOUT_QUOTE.replace("30", "60"),
+        }
+    )
+    out, _ = await _llm_run(corpus, [altered, _good()])
+    assert out["status"] == "answered"
+    reviews = out["audit"]["reviews"]
+    assert reviews[0]["passed"] is False and reviews[-1]["passed"] is True
+    assert all("60" not in f["quote"] for f in out["findings"])
+
+
+async def test_llm_unfetched_url_and_unsupported_name_are_caught(corpus: LocalCorpus) -> None:
+    bad = _claims(
+        {
+            "claim": "Per Microsoft (http://evil.example/steal) the timeout is 30 seconds.",
+            "evidence_ids": [1],
+            "quote": TIMEOUT_QUOTE,
+            "url": "http://evil.example/steal",
+        }
+    )
+    out, _ = await _llm_run(corpus, [bad, _good()])
+    codes = {p["code"] for p in out["audit"]["reviews"][0]["problems"]}
+    assert {"unsupported_name", "url_not_fetched"} <= codes
+    assert all("Microsoft" not in f["claim"] for f in out["findings"])
+    assert all(f["url"].startswith(BASE) for f in out["findings"])
+
+
+async def test_llm_that_keeps_failing_falls_back_to_extractive(corpus: LocalCorpus) -> None:
+    bad = _claims(
+        {
+            "claim": "The timeout is 45 seconds.",
+            "evidence_ids": [1],
+            "quote": TIMEOUT_QUOTE.replace("30", "45"),
+        }
+    )
+    out, store = await _llm_run(corpus, [bad, bad, bad, bad])
+    assert out["status"] == "answered"
+    assert out["audit"]["composer"] == "extractive"
+    assert all("45" not in f["quote"] + f["claim"] for f in out["findings"])
+    await _assert_quotes_are_stored_spans(store, "t1", out)
+
+
+async def test_llm_malformed_json_falls_back(corpus: LocalCorpus) -> None:
+    out, _ = await _llm_run(corpus, ["Sure! Here is what I found: {claims: [oops"])
+    assert out["status"] == "answered"
+    assert out["audit"]["composer"] == "extractive"
+    assert any("LLM composer failed" in w for w in out["audit"]["warnings"])
+
+
+async def test_stored_pages_live_under_the_thread_namespace(corpus: LocalCorpus) -> None:
+    store = InMemoryStore()
+    out = await _run(corpus, store=store, thread_id="ns-check")
+    pages = await list_raw_pages(store, "ns-check")
+    assert pages
+    for s in out["sources"]:
+        if s["fetch_status"] == "fetched":
+            page = await get_raw_page(store, "ns-check", s["source_id"])
+            assert page is not None and page.url == s["url"]
+    assert await list_raw_pages(store, "another-thread") == []

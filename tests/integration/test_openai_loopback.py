@@ -1,0 +1,167 @@
+"""The real ChatOpenAI request path against a loopback OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from langchain_openai import ChatOpenAI
+
+from quotebound.compose import ComposeError, compose_llm
+from quotebound.llm import LOCAL_API_KEY, chat_model_from_env
+from quotebound.records import EvidenceItem
+from quotebound.relevance import relevance
+from quotebound.review import quality_review
+from quotebound.urls import source_id
+from quotebound.verification import verify_quote
+
+pytestmark = pytest.mark.integration
+
+QUESTION = "What does shutil.rmtree do?"
+URL = "https://docs.python.org/3/library/shutil.html"
+PAGE = (
+    "shutil.rmtree(path, ignore_errors=False) deletes an entire directory tree; path must point "
+    "to a directory (but not a symbolic link to a directory). If ignore_errors is true, errors "
+    "resulting from failed removals will be ignored."
+)
+QUOTE = PAGE.split("; ")[0] + "."
+
+
+class FakeOpenAI:
+    """Answers ``POST .../chat/completions`` like the OpenAI API; records what it received."""
+
+    def __init__(self) -> None:
+        self.replies: list[str] = []
+        self.requests: list[dict[str, Any]] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                owner.requests.append(
+                    {"path": self.path, "auth": self.headers.get("Authorization"), "body": body}
+                )
+                if not self.path.endswith("/chat/completions"):
+                    self.send_response(404)
+                    self.end_headers()
+                    return
+                payload = json.dumps(
+                    {
+                        "id": "chatcmpl-loopback",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body.get("model", ""),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": owner.replies.pop(0)},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                    }
+                ).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, format: str, *args: object) -> None:
+                """Silence per-request logging."""
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+
+@pytest.fixture
+def fake_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    server = FakeOpenAI()
+    server.thread.start()
+    yield server
+    server.server.shutdown()
+    server.server.server_close()
+
+
+def _evidence() -> EvidenceItem:
+    check = verify_quote(QUOTE, PAGE)
+    assert check.status == "PASS"
+    return EvidenceItem(
+        evidence_id=f"{source_id(URL)}-rmtree",
+        chunk_id="0" * 64,
+        hash_version=1,
+        source_id=source_id(URL),
+        url=URL,
+        title="shutil - High-level file operations",
+        trust_tier=2,
+        quote=QUOTE,
+        start=check.start,
+        end=check.end,
+        words=len(QUOTE.split()),
+        relevance=relevance(QUESTION, QUOTE),
+        verification=check.to_dict(),
+        round=1,
+    )
+
+
+def _reply(claim: str, quote: str) -> str:
+    return json.dumps(
+        {"answer": claim, "claims": [{"claim": claim, "evidence_ids": [1], "quote": quote}]}
+    )
+
+
+async def test_compose_llm_over_the_real_openai_client(fake_openai: FakeOpenAI) -> None:
+    model = chat_model_from_env(
+        model="local-model", base_url=fake_openai.base_url, api_key=None, timeout_s=10
+    )
+    assert isinstance(model, ChatOpenAI)
+    fake_openai.replies.append(
+        "```json\n" + _reply("shutil.rmtree deletes an entire directory tree.", QUOTE) + "\n```"
+    )
+    evidence = _evidence()
+    composition = await compose_llm(QUESTION, [evidence], model=model)
+
+    (finding,) = composition["findings"]
+    assert finding["quote"] == QUOTE and finding["url"] == URL
+    review = quality_review(
+        composition,
+        evidence={evidence["evidence_id"]: evidence},
+        source_texts={evidence["source_id"]: PAGE},
+        fetched_urls=[URL],
+    )
+    assert review.passed, review.feedback()
+
+    (request,) = fake_openai.requests
+    assert request["path"] == "/v1/chat/completions"
+    assert request["auth"] == f"Bearer {LOCAL_API_KEY}"
+    body = request["body"]
+    assert body["model"] == "local-model" and body["temperature"] == 0
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+    assert json.dumps(QUOTE) in body["messages"][1]["content"]
+
+
+async def test_environment_configures_the_endpoint_and_key(
+    fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback")
+    model = chat_model_from_env(model=None, base_url=None, api_key=None, timeout_s=10)
+    assert model is not None
+    fake_openai.replies.append("not json at all")
+    with pytest.raises(ComposeError):
+        await compose_llm(QUESTION, [_evidence()], model=model)
+    assert fake_openai.requests[0]["auth"] == "Bearer sk-test-loopback"
+    assert fake_openai.requests[0]["body"]["model"] == "gpt-4o-mini"
+
+
+def test_no_key_and_no_base_url_means_no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert chat_model_from_env(model=None, base_url=None, api_key=None, timeout_s=5) is None

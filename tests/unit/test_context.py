@@ -1,0 +1,89 @@
+"""Configuration precedence and validation (DESIGN §8)."""
+
+from __future__ import annotations
+
+import pytest
+
+from quotebound.context import PROFILES, Context, make_context
+from quotebound.errors import ConfigError
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("QUOTEBOUND_"):
+            monkeypatch.delenv(name)
+
+
+def test_defaults_are_the_chat_profile() -> None:
+    ctx = make_context()
+    assert ctx.profile == "chat"
+    for name, value in PROFILES["chat"].items():
+        assert getattr(ctx, name) == value
+
+
+def test_environment_beats_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUOTEBOUND_MAX_SOURCES", "7")
+    assert make_context().max_sources == 7
+
+
+def test_explicit_profile_beats_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUOTEBOUND_MAX_SOURCES", "7")
+    assert make_context("deep").max_sources == PROFILES["deep"]["max_sources"]
+
+
+def test_environment_beats_a_profile_chosen_in_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("QUOTEBOUND_PROFILE", "deep")
+    monkeypatch.setenv("QUOTEBOUND_MAX_SOURCES", "7")
+    ctx = make_context()
+    assert (ctx.profile, ctx.max_sources, ctx.max_rounds) == (
+        "deep",
+        7,
+        PROFILES["deep"]["max_rounds"],
+    )
+
+
+def test_explicit_argument_beats_profile() -> None:
+    assert make_context("deep", max_sources=3).max_sources == 3
+    assert Context(max_rounds=1).resolved(profile="deep").max_rounds == 1
+
+
+def test_resolution_is_idempotent() -> None:
+    ctx = make_context("deep", max_sources=5)
+    assert ctx.resolved() == ctx
+
+
+@pytest.mark.parametrize(
+    ("env", "value", "message"),
+    [
+        ("QUOTEBOUND_MAX_SOURCES", "many", "must be an integer"),
+        ("QUOTEBOUND_TIME_BUDGET_S", "soon", "must be a number"),
+        ("QUOTEBOUND_RESPECT_ROBOTS", "perhaps", "true or false"),
+        ("QUOTEBOUND_PROFILE", "turbo", "profile must be one of"),
+        ("QUOTEBOUND_PROVIDER", "bing", "provider must be one of"),
+        ("QUOTEBOUND_MAX_ROUNDS", "0", "positive"),
+    ],
+)
+def test_malformed_environment_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, env: str, value: str, message: str
+) -> None:
+    monkeypatch.setenv(env, value)
+    with pytest.raises(ConfigError, match=message):
+        make_context()
+
+
+def test_unknown_option_and_corpus_without_dir() -> None:
+    with pytest.raises(ConfigError, match="unknown configuration option"):
+        make_context(colour="blue")
+    with pytest.raises(ConfigError, match="needs corpus_dir"):
+        make_context(provider="corpus")
+
+
+def test_every_field_has_a_description() -> None:
+    from dataclasses import fields
+
+    assert all(f.metadata.get("description") for f in fields(Context))

@@ -1,0 +1,151 @@
+"""Lexical relevance: on-topic quotes pass the threshold, off-topic questions never do."""
+
+from __future__ import annotations
+
+import pydoc
+import shutil
+import subprocess
+import textwrap
+import zipfile
+
+import pytest
+
+from quotebound.relevance import (
+    RELEVANCE_THRESHOLD,
+    content_terms,
+    relevance,
+    sentence_spans,
+    sub_questions,
+    term_coverage,
+)
+
+
+def _stdlib_quotes() -> list[str]:
+    """40-word windows of real standard-library documentation rendered by pydoc."""
+    quotes: list[str] = []
+    for module in (shutil, subprocess, textwrap, zipfile):
+        words = pydoc.plain(pydoc.render_doc(module)).split()
+        quotes += [" ".join(words[i : i + 40]) for i in range(0, len(words), 40)]
+    return quotes
+
+
+STDLIB = _stdlib_quotes()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the boiling point of tungsten?",
+        "What is the population of Tokyo?",
+        "Which treaty ended World War I?",
+        "How do I bake sourdough bread?",
+    ],
+)
+def test_off_topic_question_scores_below_threshold_for_every_stdlib_quote(question: str) -> None:
+    best = max(relevance(question, q) for q in STDLIB)
+    assert best < RELEVANCE_THRESHOLD
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What does shutil.copytree do?", "copytree"),
+        ("How do I wrap text to a given width?", "width"),
+        ("How do I read a member of a ZIP archive?", "zip"),
+    ],
+)
+def test_on_topic_question_finds_relevant_stdlib_quotes(question: str, expected: str) -> None:
+    passing = [q for q in STDLIB if relevance(question, q) >= RELEVANCE_THRESHOLD]
+    assert passing
+    assert any(expected in q.lower() for q in passing)
+
+
+def test_on_topic_quote_outranks_off_topic_quote() -> None:
+    question = "How does shutil.rmtree handle errors?"
+    on = "rmtree(path, ignore_errors=False) deletes a directory tree; errors are ignored if set."
+    off = "Return the number of bytes written to the underlying stream."
+    assert relevance(question, on) >= RELEVANCE_THRESHOLD > relevance(question, off)
+
+
+def test_identifier_is_matched_by_its_function_name_without_the_module() -> None:
+    question = "What does shutil.copytree do?"
+    assert relevance(question, "copytree(src, dst) copies a directory tree.") >= 0.6
+    assert relevance(question, "rmtree(path) deletes a directory tree.") < RELEVANCE_THRESHOLD
+
+
+def test_joined_identifier_matches_spaced_words() -> None:
+    question = "What does copy.deepcopy return?"
+    assert relevance(question, "Return a deep copy of x.") >= RELEVANCE_THRESHOLD
+
+
+def test_missing_name_pulls_a_quote_below_threshold() -> None:
+    question = "What is the population of Tokyo?"
+    assert relevance(question, "The data is treated as population data.") < RELEVANCE_THRESHOLD
+    assert relevance(question, "Tokyo has a population of 14 million.") == 1.0
+
+
+def test_relevance_is_best_over_sub_questions() -> None:
+    question = "How do I parse JSON text and what does shutil.rmtree do?"
+    quote = "rmtree(path) deletes an entire directory tree."
+    assert sub_questions(question) == ["How do I parse JSON text", "what does shutil.rmtree do"]
+    assert relevance(question, quote) == relevance("what does shutil.rmtree do", quote)
+    assert relevance(question, quote) >= RELEVANCE_THRESHOLD
+
+
+def test_relevance_is_deterministic_and_bounded() -> None:
+    first = [relevance("How do I wrap text to a given width?", q) for q in STDLIB]
+    again = [relevance("How do I wrap text to a given width?", q) for q in reversed(STDLIB)]
+    assert first == again[::-1]
+    assert all(0.0 <= s <= 1.0 for s in first)
+    assert max(first) > 0.5
+
+
+def test_content_terms_drop_stopwords_stem_and_keep_digits() -> None:
+    assert content_terms("What are the copied files in Python 3.12 using 30 workers?") == [
+        "copy",
+        "file",
+        "python",
+        "3.12",
+        "30",
+        "worker",
+    ]
+
+
+def test_content_terms_split_identifiers() -> None:
+    assert content_terms("shutil.copytree") == ["shutil", "copytree"]
+    assert content_terms("max_workers") == ["max", "worker"]
+    assert content_terms("ThreadPoolExecutor") == ["thread", "pool", "executor"]
+
+
+def test_sub_questions_split_on_conjunctions_and_question_words() -> None:
+    assert sub_questions("How do I copy a directory tree and what does shutil.rmtree do?") == [
+        "How do I copy a directory tree",
+        "what does shutil.rmtree do",
+    ]
+    assert sub_questions("What does copy.deepcopy do; how does json.dumps indent?") == [
+        "What does copy.deepcopy do",
+        "how does json.dumps indent",
+    ]
+    assert len(sub_questions("Explain zipfile modes as well as the timeout of subprocess.run")) == 2
+
+
+def test_sub_questions_keep_short_conjuncts_together() -> None:
+    question = "What is the difference between copy and deepcopy?"
+    assert sub_questions(question) == [question]
+    assert sub_questions("") == [""]
+
+
+def test_term_coverage_measures_support() -> None:
+    quote = "copytree recursively copies an entire directory tree."
+    assert term_coverage("copytree copies a directory tree", quote) == 1.0
+    assert term_coverage("rmtree deletes symbolic links", quote) == 0.0
+
+
+def test_sentence_spans_keep_decimals_and_abbreviations() -> None:
+    text = "Python 3.12 adds it, e.g. here. It also works!  Next?\n\nNew paragraph"
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "Python 3.12 adds it, e.g. here.",
+        "It also works!",
+        "Next?",
+        "New paragraph",
+    ]
