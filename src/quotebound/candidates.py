@@ -4,8 +4,9 @@ A candidate is a span ``page.text[start:end]`` of 15-60 words. Paragraphs in ran
 whole; longer ones are split at sentence boundaries into windows within the bounds (a single
 sentence over the limit at word boundaries), never dropped; a short paragraph (a function's
 signature, a one-line summary) is joined with the paragraphs that follow it until the window
-is long enough; a definition term only starts such a window. Headings and table cells never
-join one. Ids depend only on the source and the
+is long enough; a definition term only starts such a window, and a whole definition-list
+entry of at least ``MIN_DEFINITION_WORDS`` is a candidate on its own. Headings and table cells
+never join one. Ids depend only on the source and the
 quote's text, so they are stable across rounds, runs and processes.
 """
 
@@ -21,7 +22,7 @@ from quotebound.normalize import normalize_text
 from quotebound.parsing import Block, Page, parse_page
 from quotebound.relevance import sentence_spans
 
-__all__ = ["HASH_VERSION", "Candidate", "chunk_id", "extract_candidates"]
+__all__ = ["HASH_VERSION", "MIN_DEFINITION_WORDS", "Candidate", "chunk_id", "extract_candidates"]
 
 HASH_VERSION = 1
 """Version of :func:`chunk_id`'s normalization; stored beside each hash, never hashed."""
@@ -31,6 +32,9 @@ _LETTERS = re.compile(r"[^\W\d_]{2,}")
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "title", "caption"})
 _CELLS = frozenset({"td", "th", "tr"})
 """Table cells and rows stand alone: they never join their neighbours."""
+MIN_DEFINITION_WORDS = 8
+"""A definition-list entry (term and definitions) shorter than the paragraph minimum is still a
+candidate from this many words: an API reference's one-line summaries live there."""
 _TERMS = frozenset({"dt"})
 """A definition term starts a new window: it joins the definitions after it, never before."""
 
@@ -109,27 +113,36 @@ def _carries_content(quote: str) -> bool:
 def _windows(
     text: str, blocks: tuple[Block, ...], min_words: int, max_words: int
 ) -> Iterator[tuple[int, int]]:
-    pending: list[tuple[int, int, int]] = []  # short paragraphs waiting to be joined
+    chain: list[tuple[int, int, int]] = []  # short paragraphs waiting to be joined
+    term = False  # the chain starts with a definition term
+
+    def short_definition() -> Iterator[tuple[int, int]]:
+        # A whole definition-list entry (an API signature and its summary) is one unit even
+        # under the paragraph minimum: it is complete, not a fragment.
+        if term and len(chain) > 1 and sum(c[2] for c in chain) >= MIN_DEFINITION_WORDS:
+            yield chain[0][0], chain[-1][1]
+
     for block in blocks:
-        if block.role != "main" or block.tag in _HEADINGS:
-            pending = []
-            continue
         n = len(_WORD.findall(text, block.start, block.end))
-        if block.tag in _TERMS or block.tag in _CELLS:
-            pending = []
-        if pending and sum(p[2] for p in pending) + n <= max_words:
-            pending.append((block.start, block.end, n))
-            if sum(p[2] for p in pending) >= min_words:
-                yield pending[0][0], block.end
-                pending = []
+        joins = block.role == "main" and block.tag not in _HEADINGS and block.tag not in _CELLS
+        if chain and (not joins or block.tag in _TERMS or sum(c[2] for c in chain) + n > max_words):
+            yield from short_definition()
+            chain = []
+        if block.role != "main" or block.tag in _HEADINGS:
             continue
-        pending = []
-        if n < min_words:
-            pending = [] if block.tag in _CELLS else [(block.start, block.end, n)]
+        if chain:
+            chain.append((block.start, block.end, n))
+            if sum(c[2] for c in chain) >= min_words:
+                yield chain[0][0], block.end
+                chain = []
+        elif n < min_words:
+            chain = [(block.start, block.end, n)] if joins else []
+            term = block.tag in _TERMS
         elif n <= max_words:
             yield block.start, block.end
         else:
             yield from _split(text, block.start, block.end, min_words, max_words)
+    yield from short_definition()
 
 
 def _split(

@@ -124,9 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = _HANDLERS[args.command]
     try:
         return asyncio.run(handler(args))
-    except (ConfigError, StoreError) as exc:
-        return _fail(args, EXIT_USAGE, str(exc))
-    except FetchError as exc:  # verify: the page cannot be had
+    except (ConfigError, StoreError, FetchError) as exc:  # FetchError: verify's page
         return _fail(args, EXIT_USAGE, str(exc))
     except KeyboardInterrupt:
         return _fail(args, 130, "interrupted")

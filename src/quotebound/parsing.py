@@ -3,15 +3,16 @@
 The text is what a reader sees: block elements end paragraphs (one blank line between
 paragraphs), inline elements add no whitespace, a single ``<br>`` is a line break and a run of
 ``<br>`` ends the paragraph, whitespace (including ``&nbsp;``) is folded to one space within a
-line. ``<pre>`` keeps its line breaks and indentation (trailing spaces dropped). Table cells of
-one row form one paragraph, separated by `` | ``. Boilerplate (navigation, banners, share bars,
-related lists, comments, footers) stays in the text, so any quote a reader sees can still be
-verified; only its block's role differs.
+line and lines are trimmed. ``<pre>`` keeps its line breaks and indentation (trailing spaces
+dropped; blank lines inside it separate paragraphs). The cells of one table row form one
+paragraph, separated by `` | ``. Boilerplate (navigation, banners, share bars, related lists,
+comments, footers) stays in the text, so any quote a reader sees can still be verified; only its
+block's role differs.
 
-The hot path walks lexbor's tree (selectolax, C) once, without recursion. Markup nested deeper
-than lexbor handles in linear time goes through the standard library's tokenizer instead; both
-feed the same :class:`_TextBuilder`, so they agree on every rule. NUL characters are dropped (the
-HTML parser drops them too); nothing else is.
+The hot path is lexbor (selectolax, C) and one iterative walk over its tree. lexbor's tree
+building is quadratic in nesting depth, so markup nested deeper than browsers allow is first
+flattened by a linear tokenizer (:func:`_cap_depth`); its text is kept. NUL characters are
+dropped (HTML parsers drop them too); nothing else is.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass
-from html.parser import HTMLParser
-from itertools import accumulate
+from itertools import accumulate, chain
+from operator import sub
 from typing import Any, Literal
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from quotebound.charset import decode_bytes
 from quotebound.documents import TEXT_TYPES, media_type
@@ -45,8 +46,8 @@ class Block:
     role: Role
     """``"main"`` content or ``"boilerplate"`` (navigation, banners, comments, ...)."""
     tag: str
-    """The block element it came from (``p``, ``li``, ``pre``, ``tr`` for a table row,
-    ``h2`` ...); ``"text"`` for plain text."""
+    """The block element it came from (``p``, ``li``, ``pre``, ``h2``, ``tr`` for cells of a
+    row ...); ``"text"`` for plain text."""
 
 
 @dataclass(frozen=True)
@@ -76,12 +77,11 @@ def parse_page(html: str | bytes, *, content_type: str | None = None) -> Page:
     html = html.replace("\x00", "")
     if media_type(content_type) in TEXT_TYPES:
         return _parse_text(html)
-    builder = _TextBuilder()
-    if _naive_depth(html) > _MAX_FAST_DEPTH:
-        _walk_stdlib(html, builder)
-    else:
-        _walk_lexbor(LexborHTMLParser(html), builder)
-    return builder.page()
+    if _nesting_depth(html) > _MAX_DEPTH:
+        html = _cap_depth(html)
+    collector = _Collector()
+    _walk(LexborHTMLParser(html), collector)
+    return collector.page()
 
 
 def sanitize_html(html: str | bytes, *, content_type: str | None = None) -> str:
@@ -93,18 +93,14 @@ def sanitize_html(html: str | bytes, *, content_type: str | None = None) -> str:
 
 _BLOCK_TAGS = frozenset(
     """address article aside blockquote body caption center colgroup dd details dialog dir div
-    dl dt fieldset figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr
-    html legend li listing main menu nav ol optgroup option p plaintext pre search section
-    select summary table tbody textarea tfoot thead tr ul xmp""".split()
+    dl dt fieldset figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 header hgroup
+    legend li listing main menu nav ol optgroup option p plaintext pre search section select
+    summary table tbody textarea tfoot thead tr ul xmp""".split()
 )
-_CELL_TAGS = frozenset({"td", "th"})
 _PRE_TAGS = frozenset({"pre", "listing", "plaintext", "xmp", "textarea"})
 _DROP_TAGS = frozenset(
     """script style noscript template svg iframe object canvas title annotation
     annotation-xml datalist""".split()
-)
-_VOID_TAGS = frozenset(
-    "area base br col embed hr img input keygen link meta param source track wbr".split()
 )
 _BOILERPLATE_TAGS = frozenset({"nav", "aside", "footer", "menu", "dialog"})
 _BOILERPLATE_ROLES = frozenset(
@@ -122,229 +118,180 @@ _CLASS_TOKEN = re.compile(r"[a-z0-9]+")
 _LINK_DENSITY = 0.5
 """A paragraph whose text is at least this share link text is boilerplate (link lists)."""
 
-# Flags an element sets while it is open (bit mask on the builder's stack).
-_SKIP, _BOILER, _MAIN, _PRE, _LINK, _ARTICLE, _CAPTURE, _BLOCK = (1 << i for i in range(8))
+_BLOCK, _CELL, _LINK, _DROP, _BR, _HR, _META, _TIME = range(1, 9)
+_KIND = {
+    **dict.fromkeys(_BLOCK_TAGS, _BLOCK),
+    **dict.fromkeys(_DROP_TAGS, _DROP),
+    "td": _CELL,
+    "th": _CELL,
+    "a": _LINK,
+    "br": _BR,
+    "hr": _HR,
+    "meta": _META,
+    "time": _TIME,
+}
+"""What the walker does at an element; elements not listed are inline and only descended."""
 
-_BR = "\x00"
+_BR_MARK = "\x00"
 """Marks a ``<br>`` inside a paragraph; NUL cannot occur in the text (it is removed first)."""
 
 
-# --- choosing the path -----------------------------------------------------------------------
-
-_MAX_FAST_DEPTH = 512
-"""Above this nesting lexbor's tree building turns quadratic (it scans the open-element stack
-per tag), so deeper markup takes the linear standard-library path. Browsers cap depth at 512."""
-
-# Start or end tags of elements that can nest; void elements and elements that close their own
-# kind (p, li, td, ...) cannot build depth.
-_NESTING_TAG = re.compile(
-    r"<(/?)(?!(?:area|base|br|col|embed|hr|img|input|link|meta|param|source|track|wbr|p|li|dt"
-    r"|dd|tr|td|th|option|optgroup|tbody|thead|tfoot)[\s/>])[a-zA-Z]",
-    re.I,
-)
-_DEPTH_STEP = {"": 1, "/": -1}
+# --- the walk --------------------------------------------------------------------------------
 
 
-def _naive_depth(html: str) -> int:
-    """An upper bound on the nesting depth of ``html``'s elements, computed at C speed."""
-    return max(accumulate(map(_DEPTH_STEP.__getitem__, _NESTING_TAG.findall(html))), default=0)
+@dataclass(frozen=True)
+class _Open:
+    """What an open block or cell changed, undone when it closes."""
+
+    tag: str
+    boiler: bool
+    main: bool
+    pre: bool
+    article: bool
+    flush: bool
 
 
-# --- the builder both paths feed -------------------------------------------------------------
-
-
-class _TextBuilder:
-    """Turns start/end/text events into paragraphs, roles and metadata.
-
-    Events may be unbalanced (the standard-library tokenizer builds no tree): an end tag closes
-    the nearest open element of its name, or is ignored when none is open; every step is O(1)
-    amortized, whatever the depth.
-    """
+class _Collector:
+    """Paragraphs, roles and metadata gathered during the walk."""
 
     def __init__(self) -> None:
-        self._stack: list[tuple[str, int]] = []
-        self._open: Counter[str] = Counter()
-        self._skip = self._boiler = self._main = self._pre = self._link = self._article = 0
-        self._blocks: list[str] = []
-        self._capture: list[str] | None = None
-        self._capture_tag = ""
-        self._parts: list[str] = []
-        self._has_text = False
-        self._link_chars = 0
-        self._para_tag = "body"
-        self._para_boiler = False
-        self._para_main = False
-        self._paragraphs: list[tuple[str, bool, bool, str]] = []
-        self._title: str | None = None
-        self._h1: str | None = None
-        self._meta: dict[str, str] = {}
-        self._time: str | None = None
-        self._ld_json: list[str] = []
+        self.parts: list[str] = []
+        self.has_text = False
+        self.serial = 0
+        self.link_chars = 0
+        self.opened: list[_Open] = []
+        self.boiler = self.main = self.pre = self.article = 0
+        self.para: tuple[bool, bool, str] = (False, False, "body")
+        self.paragraphs: list[tuple[str, bool, bool, str]] = []
+        self.title: str | None = None
+        self.h1: str | None = None
+        self.meta: dict[str, str] = {}
+        self.time: str | None = None
+        self.ld_json: list[str] = []
+        self._roles: dict[tuple[str, str, str, str, bool, bool], bool] = {}
 
-    def start(self, tag: str, attrs: dict[str, str | None]) -> None:
-        if tag in _VOID_TAGS:
-            self._void(tag, attrs)
-            return
-        flags = 0
-        if self._skip or tag in _DROP_TAGS:
-            flags = _SKIP if self._skip else _SKIP | self._drop_start(tag, attrs)
-        elif tag in _BLOCK_TAGS:
-            self._flush()
-            flags = self._block_flags(tag, attrs)
-        elif tag in _CELL_TAGS:
-            if self._has_text:
-                self._parts.append(" | ")
-                self._para_tag = "tr"
-            flags = self._block_flags(tag, attrs)
-        elif tag == "a" and attrs.get("href") is not None:
-            flags = _LINK
-        elif tag == "time" and self._time is None and attrs.get("datetime"):
-            self._time = attrs["datetime"]
-        self._push(tag, flags)
+    def begin(self) -> None:
+        """The current paragraph's first visible text: fix its role and tag."""
+        self.has_text = True
+        tag = self.opened[-1].tag if self.opened else "body"
+        self.para = (self.boiler > 0, self.main > 0, tag)
 
-    def end(self, tag: str) -> None:
-        if not self._open[tag]:
-            if tag in _BLOCK_TAGS and not self._skip:
-                self._flush()
-            return
-        while True:
-            name, flags = self._stack.pop()
-            self._open[name] -= 1
-            if flags & _BLOCK and name not in _CELL_TAGS:
-                self._flush()
-            if flags:
-                self._pop_flags(flags)
-            if name == tag:
-                return
+    def enter(self, tag: str, kind: int, attrs: dict[str, str | None]) -> _Open:
+        if kind == _CELL:
+            if self.has_text:
+                self.parts.append(" | ")
+                self.para = (*self.para[:2], "tr")
+        else:
+            self.flush()
+        role = (attrs.get("role") or "").strip().lower()
+        is_main = tag == "main" or role == "main"
+        in_content = self.article > 0 or self.main > 0
+        opened = _Open(
+            tag,
+            boiler=bool(attrs) and self._is_boilerplate(tag, role, attrs, in_content)
+            or tag in _BOILERPLATE_TAGS
+            or (tag == "header" and not in_content),
+            main=is_main,
+            pre=tag in _PRE_TAGS,
+            article=tag == "article",
+            flush=kind != _CELL,
+        )
+        self.opened.append(opened)
+        self.boiler += opened.boiler
+        self.main += opened.main
+        self.pre += opened.pre
+        self.article += opened.article
+        return opened
 
-    def text(self, data: str) -> None:
-        if self._skip:
-            if self._capture is not None:
-                self._capture.append(data)
+    def leave(self, opened: _Open) -> None:
+        if opened.flush:
+            self.flush()
+        self.opened.pop()
+        self.boiler -= opened.boiler
+        self.main -= opened.main
+        self.pre -= opened.pre
+        self.article -= opened.article
+
+    def _is_boilerplate(
+        self, tag: str, role: str, attrs: dict[str, str | None], in_content: bool
+    ) -> bool:
+        key = (
+            tag,
+            role,
+            attrs.get("class") or "",
+            attrs.get("id") or "",
+            "hidden" in attrs or attrs.get("aria-hidden") == "true",
+            in_content,
+        )
+        known = self._roles.get(key)
+        if known is None:
+            tokens = set(_CLASS_TOKEN.findall(f"{key[2]} {key[3]}".lower()))
+            tokens &= _BOILERPLATE_TOKENS
+            if in_content:
+                tokens.discard("header")
+            known = self._roles[key] = bool(tokens) or role in _BOILERPLATE_ROLES or key[4]
+        return known
+
+    def flush(self) -> None:
+        """End the current paragraph(s) and record them."""
+        self.serial += 1
+        if not self.has_text:
+            self.parts.clear()
             return
-        self._parts.append(data)
-        if not self._has_text and not data.isspace():
-            self._has_text = True
-            self._para_boiler = self._boiler > 0
-            self._para_main = self._main > 0
-            self._para_tag = self._blocks[-1] if self._blocks else "body"
-        if self._link:
-            self._link_chars += len(data.strip())
+        paragraphs = _paragraphs("".join(self.parts), pre=self.pre > 0, br=_BR_MARK)
+        boiler, main, tag = self.para
+        boiler = boiler or self.link_chars >= _LINK_DENSITY * sum(map(len, paragraphs))
+        self.paragraphs.extend((text, boiler, main, tag) for text in paragraphs)
+        if self.h1 is None and tag == "h1" and paragraphs:
+            self.h1 = _fold(" ".join(paragraphs))
+        self.parts.clear()
+        self.has_text = False
+        self.link_chars = 0
+
+    def link_end(self, start: int, serial: int) -> None:
+        """A link closed: count its text towards the paragraph's link density."""
+        if serial == self.serial:
+            self.link_chars += sum(len(s.strip()) for s in self.parts[start:])
+
+    def void(self, kind: int, node: LexborNode) -> None:
+        """``<hr>``, ``<meta>``, ``<time>`` and dropped elements that carry metadata."""
+        if kind == _HR:
+            self.flush()
+            return
+        attrs = node.attributes
+        if kind == _META:
+            key = attrs.get("name") or attrs.get("property") or attrs.get("itemprop")
+            content = attrs.get("content")
+            if key and content:
+                self.meta.setdefault(key.strip().lower(), content)
+        elif kind == _TIME:
+            if self.time is None and attrs.get("datetime"):
+                self.time = attrs["datetime"]
+        elif node.tag == "title":
+            if self.title is None:
+                self.title = node.text()
+        elif node.tag == "script" and (attrs.get("type") or "").strip() == "application/ld+json":
+            self.ld_json.append(node.text())
 
     def page(self) -> Page:
-        """Close everything still open and assemble the page."""
-        while self._stack:
-            self.end(self._stack[-1][0])
-        self._flush()
-        any_main = any(main for _, _, main, _ in self._paragraphs)
+        """Assemble the page once the walk is done."""
+        self.flush()
+        any_main = any(main for _, _, main, _ in self.paragraphs)
         texts: list[str] = []
         blocks: list[Block] = []
         offset = 0
-        for text, boiler, main, tag in self._paragraphs:
+        for text, boiler, main, tag in self.paragraphs:
             role: Role = "boilerplate" if boiler or (any_main and not main) else "main"
             blocks.append(Block(offset, offset + len(text), role, tag))
             texts.append(text)
             offset += len(text) + 2
         author, published = self._metadata()
-        title = _fold(self._title or "") or self._h1 or ""
+        title = _fold(self.title or "") or self.h1 or ""
         return Page("\n\n".join(texts), title, tuple(blocks), author, published)
 
-    # -- helpers --
-
-    def _push(self, tag: str, flags: int) -> None:
-        self._stack.append((tag, flags))
-        self._open[tag] += 1
-        if flags:
-            self._skip += bool(flags & _SKIP)
-            self._boiler += bool(flags & _BOILER)
-            self._main += bool(flags & _MAIN)
-            self._pre += bool(flags & _PRE)
-            self._link += bool(flags & _LINK)
-            self._article += bool(flags & _ARTICLE)
-            if flags & _BLOCK:
-                self._blocks.append(tag)
-
-    def _pop_flags(self, flags: int) -> None:
-        self._skip -= bool(flags & _SKIP)
-        self._boiler -= bool(flags & _BOILER)
-        self._main -= bool(flags & _MAIN)
-        self._pre -= bool(flags & _PRE)
-        self._link -= bool(flags & _LINK)
-        self._article -= bool(flags & _ARTICLE)
-        if flags & _BLOCK:
-            self._blocks.pop()
-        if flags & _CAPTURE and self._capture is not None:
-            if self._title is None and self._capture_tag == "title":
-                self._title = "".join(self._capture)
-            elif self._capture_tag == "script":
-                self._ld_json.append("".join(self._capture))
-            self._capture = None
-
-    def _void(self, tag: str, attrs: dict[str, str | None]) -> None:
-        if self._skip:
-            return
-        if tag == "br":
-            self._parts.append(_BR)
-        elif tag == "hr":
-            self._flush()
-        elif tag == "meta":
-            key = attrs.get("name") or attrs.get("property") or attrs.get("itemprop")
-            content = attrs.get("content")
-            if key and content:
-                self._meta.setdefault(key.strip().lower(), content)
-
-    def _drop_start(self, tag: str, attrs: dict[str, str | None]) -> int:
-        """Start capturing the text of a dropped element that carries page metadata."""
-        kind = (attrs.get("type") or "").strip().lower()
-        if tag == "title" or (tag == "script" and kind == "application/ld+json"):
-            self._capture = []
-            self._capture_tag = tag
-            return _CAPTURE
-        return 0
-
-    def _block_flags(self, tag: str, attrs: dict[str, str | None]) -> int:
-        flags = _BLOCK | _PRE if tag in _PRE_TAGS else _BLOCK
-        role = (attrs.get("role") or "").strip().lower()
-        if tag == "main" or role == "main":
-            flags |= _MAIN
-        if tag == "article":
-            flags |= _ARTICLE
-        if self._is_boilerplate(tag, role, attrs):
-            flags |= _BOILER
-        return flags
-
-    def _is_boilerplate(self, tag: str, role: str, attrs: dict[str, str | None]) -> bool:
-        in_content = self._article > 0 or self._main > 0
-        if tag in _BOILERPLATE_TAGS or (tag == "header" and not in_content):
-            return True
-        if role in _BOILERPLATE_ROLES or "hidden" in attrs or attrs.get("aria-hidden") == "true":
-            return True
-        names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
-        tokens = set(_CLASS_TOKEN.findall(names)) & _BOILERPLATE_TOKENS
-        if in_content:
-            tokens.discard("header")
-        return bool(tokens)
-
-    def _flush(self) -> None:
-        """End the current paragraph(s) and record them."""
-        if not self._has_text:
-            self._parts.clear()
-            return
-        raw = "".join(self._parts)
-        paragraphs = _paragraphs(raw, pre=self._pre > 0, br=_BR)
-        total = sum(len(p) for p in paragraphs)
-        boiler = self._para_boiler or self._link_chars >= _LINK_DENSITY * total
-        for text in paragraphs:
-            self._paragraphs.append((text, boiler, self._para_main, self._para_tag))
-        if self._h1 is None and self._para_tag == "h1" and paragraphs:
-            self._h1 = _fold(" ".join(paragraphs))
-        self._parts.clear()
-        self._has_text = False
-        self._link_chars = 0
-
     def _metadata(self) -> tuple[str | None, str | None]:
-        meta = self._meta
-        ld = _json_ld(self._ld_json)
+        meta = self.meta
+        ld = _json_ld(self.ld_json)
         author = meta.get("author") or ld.get("author") or meta.get("article:author")
         published = (
             meta.get("article:published_time")
@@ -354,14 +301,83 @@ class _TextBuilder:
             or meta.get("dc.date")
             or meta.get("dc.date.issued")
             or meta.get("pubdate")
-            or self._time
+            or self.time
         )
-        return _clean(author), _clean(published)
+        return _fold(author or "") or None, _fold(published or "") or None
 
 
-def _clean(value: str | None) -> str | None:
-    folded = _fold(value or "")
-    return folded or None
+def _walk(tree: LexborHTMLParser, c: _Collector) -> None:
+    """Walk lexbor's tree once, depth first and without recursion, feeding ``c``.
+
+    The hot loop: text nodes and inline elements cost a few attribute reads; only blocks,
+    cells, links and rare elements call into the collector. Dropped elements are not entered.
+    """
+    node = tree.root
+    if node is None:
+        return
+    append = c.parts.append
+    kinds = _KIND.get
+    # Each entry: the open node and what to do when it closes (None, _Open, or a link mark).
+    stack: list[tuple[LexborNode, Any]] = []
+    while True:
+        if node.is_text_node:
+            data = node.text_content
+            append(data)
+            if not c.has_text and not data.isspace():
+                c.begin()
+        elif node.is_element_node:
+            tag = node.tag
+            kind = kinds(tag)
+            undo: Any = None
+            if kind is None:
+                pass
+            elif kind == _BLOCK or kind == _CELL:
+                undo = c.enter(tag, kind, node.attributes)
+            elif kind == _BR:
+                append(_BR_MARK)
+            elif kind == _LINK:
+                if "href" in node.attributes:
+                    undo = (len(c.parts), c.serial)
+            else:
+                c.void(kind, node)
+                if kind == _DROP:
+                    node = _next(node, stack, c)
+                    if node is None:
+                        return
+                    continue
+            child = node.first_child
+            if child is not None:
+                stack.append((node, undo))
+                node = child
+                continue
+            if undo is not None:
+                _close(undo, c)
+        found = _next(node, stack, c)
+        if found is None:
+            return
+        node = found
+
+
+def _next(node: LexborNode, stack: list[tuple[LexborNode, Any]], c: _Collector) -> Any:
+    """The node after ``node``'s subtree, closing the elements left on the way; None at the end."""
+    while stack:
+        sibling = node.next
+        if sibling is not None:
+            return sibling
+        node, undo = stack.pop()
+        if undo is not None:
+            _close(undo, c)
+    return None
+
+
+def _close(undo: Any, c: _Collector) -> None:
+    if isinstance(undo, _Open):
+        c.leave(undo)
+    else:
+        c.link_end(*undo)
+
+
+# --- text helpers ----------------------------------------------------------------------------
 
 
 def _fold(line: str) -> str:
@@ -369,18 +385,19 @@ def _fold(line: str) -> str:
 
 
 def _paragraphs(raw: str, *, pre: bool, br: str) -> list[str]:
-    """Split raw text into folded paragraphs: lines at ``br``, paragraphs at blank lines."""
+    """Split raw text into paragraphs: lines at ``br``, paragraphs at blank lines.
+
+    Lines are folded and trimmed, or, in ``pre``, only stripped of trailing whitespace.
+    """
     if pre:
-        lines = [
-            line.rstrip()
-            for line in raw.replace("\r\n", "\n").replace("\r", "\n").replace(br, "\n").split("\n")
-        ]
+        raw = raw.replace("\r\n", "\n").replace("\r", "\n").replace(br, "\n")
+        lines = [line.rstrip() for line in raw.split("\n")]
     else:
         lines = [_fold(line) for line in raw.split(br)]
     paragraphs: list[str] = []
     run: list[str] = []
     for line in lines:
-        if line and not line.isspace():
+        if line:
             run.append(line)
         elif run:
             paragraphs.append("\n".join(run))
@@ -393,22 +410,24 @@ def _paragraphs(raw: str, *, pre: bool, br: str) -> list[str]:
 def _json_ld(scripts: list[str]) -> dict[str, str]:
     """``author`` (a name) and ``datePublished`` from JSON-LD blocks, when present."""
     found: dict[str, str] = {}
+    todo: list[Any] = []
     for script in scripts:
         try:
-            data = json.loads(script)
+            todo.append(json.loads(script))
         except ValueError:
             continue
-        todo: list[Any] = [data]
-        while todo:
-            item = todo.pop(0)
-            if isinstance(item, list):
-                todo.extend(item)
-            elif isinstance(item, dict):
-                todo.extend(item.get("@graph") or [])
-                for key in ("author", "datePublished"):
-                    value = _ld_name(item.get(key))
-                    if value and key not in found:
-                        found[key] = value
+    while todo:
+        item = todo.pop(0)
+        if isinstance(item, list):
+            todo.extend(item)
+        elif isinstance(item, dict):
+            graph = item.get("@graph")
+            if isinstance(graph, list):
+                todo.extend(graph)
+            for key in ("author", "datePublished"):
+                value = _ld_name(item.get(key))
+                if value and key not in found:
+                    found[key] = value
     return found
 
 
@@ -420,69 +439,71 @@ def _ld_name(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-# --- the two event sources -------------------------------------------------------------------
+# --- deep nesting ----------------------------------------------------------------------------
+
+_MAX_DEPTH = 512
+"""Nesting beyond this is flattened first: lexbor scans its open-element stack per tag, so
+depth costs quadratic time. Browsers cap the tree at a similar depth."""
+
+_FLAT_TAGS = (
+    "area base br col embed hr img input keygen link meta param source track wbr p li dt dd tr "
+    "td th option optgroup tbody thead tfoot path use circle rect line polyline polygon "
+    "ellipse stop"
+).split()
+"""Tags that cannot build depth: void elements, elements that close their own kind, and SVG
+shapes that are usually self-closed."""
+_NESTING_TAG = re.compile(r"<(/?)(?!(?:%s)[\s/>])[a-z]" % "|".join(_FLAT_TAGS))
+_DEPTH_STEP = {"": 1, "/": -1}
+_CHEAP_TAGS = 4096
+"""Pages with fewer ``<`` than this cannot nest deep enough to be slow: skip the depth scan."""
 
 
-def _walk_lexbor(tree: LexborHTMLParser, builder: _TextBuilder) -> None:
-    """Walk lexbor's tree once, depth first and without recursion, feeding ``builder``."""
-    root = tree.root
-    if root is None:
-        return
-    start, end, text = builder.start, builder.end, builder.text
-    node = root
-    stack = []
-    while True:
-        if node.is_text_node:
-            text(node.text_content)
-        elif node.is_element_node:
-            tag = node.tag
-            start(tag, node.attributes)
-            child = node.first_child
-            if child is not None:
-                stack.append(node)
-                node = child
-                continue
-            end(tag)
-        while True:
-            if not stack:
-                return
-            sibling = node.next
-            if sibling is not None:
-                node = sibling
-                break
-            node = stack.pop()
-            end(node.tag)
+def _nesting_depth(html: str) -> int:
+    """An upper bound on the element nesting depth of ``html``, computed at C speed."""
+    if html.count("<") < _CHEAP_TAGS:
+        return 0
+    steps = map(_DEPTH_STEP.__getitem__, _NESTING_TAG.findall(html.lower()))
+    levels = list(accumulate(chain((0,), steps)))
+    # Depth is counted from the lowest level seen so far: stray end tags cannot hide nesting.
+    return max(map(sub, levels, accumulate(levels, min)))
 
 
-class _StdlibEvents(HTMLParser):
-    """The standard library's tokenizer as an event source: linear at any nesting depth."""
+# A tag up to the next "<" or ">": bounded by the next "<", so scanning stays linear.
+_TAG = re.compile(r"<(/?)([a-zA-Z][^\t\n\f\r />]*)[^<>]*>")
 
-    def __init__(self, builder: _TextBuilder) -> None:
-        super().__init__(convert_charrefs=True)
-        self._builder = builder
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._builder.start(tag, dict(attrs))
+def _cap_depth(html: str) -> str:
+    """``html`` with every element deeper than ``_MAX_DEPTH`` unwrapped; all text is kept.
 
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._builder.start(tag, dict(attrs))
-        if tag not in _VOID_TAGS:
-            self._builder.end(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "br":  # browsers read </br> as <br>
-            self._builder.start(tag, {})
+    An unwrapped block element becomes ``<hr>``, so its paragraph breaks survive.
+    """
+    flat = frozenset(_FLAT_TAGS)
+    out: list[str] = []
+    stack: list[tuple[str, bool]] = []
+    open_names: Counter[str] = Counter()
+    pos = 0
+    for m in _TAG.finditer(html):
+        out.append(html[pos : m.start()])
+        pos = m.end()
+        name = m.group(2).lower()
+        if name in flat:
+            out.append(m.group())
+        elif not m.group(1):
+            kept = len(stack) < _MAX_DEPTH
+            stack.append((name, kept))
+            open_names[name] += 1
+            out.append(m.group() if kept else "<hr>" if name in _BLOCK_TAGS else "")
+        elif open_names[name]:
+            while True:
+                top, kept = stack.pop()
+                open_names[top] -= 1
+                out.append(f"</{top}>" if kept else "<hr>" if top in _BLOCK_TAGS else "")
+                if top == name:
+                    break
         else:
-            self._builder.end(tag)
-
-    def handle_data(self, data: str) -> None:
-        self._builder.text(data)
-
-
-def _walk_stdlib(html: str, builder: _TextBuilder) -> None:
-    events = _StdlibEvents(builder)
-    events.feed(html)
-    events.close()
+            out.append(m.group())
+    out.append(html[pos:])
+    return "".join(out)
 
 
 # --- plain text ------------------------------------------------------------------------------

@@ -126,7 +126,8 @@ async def _open_postgres(stack: AsyncExitStack, uri: str) -> StoreHandle:
         password = _password(uri)
         if password:
             detail = detail.replace(password, "***")
-        raise ConfigError(f"cannot open PostgreSQL store at {shown}: {detail}") from exc
+        # from None: the cause may quote the URI with its password, even in a --debug traceback
+        raise ConfigError(f"cannot open PostgreSQL store at {shown}: {detail}") from None
     return StoreHandle(store, saver, shown)
 
 
@@ -136,7 +137,7 @@ def _password(uri: str) -> str | None:
 
     try:
         value = conninfo_to_dict(uri).get("password")
-    except psycopg.Error:  # unparsable: the message psycopg gave quotes no password field
+    except psycopg.Error:  # unparsable: mask_uri hides a password in the URI psycopg quotes
         return None
     return str(value) if value else None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import traceback
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -121,6 +122,7 @@ async def test_unreachable_or_malformed_postgres_is_a_one_line_config_error(uri:
     message = str(info.value)
     assert "\n" not in message
     assert "s3cr3t-pw" not in message
+    assert "s3cr3t-pw" not in "".join(traceback.format_exception(info.value))  # --debug shows it
     assert "PostgreSQL" in message
 
 
