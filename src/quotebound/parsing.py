@@ -119,6 +119,7 @@ _LINK_DENSITY = 0.5
 """A paragraph whose text is at least this share link text is boilerplate (link lists)."""
 
 _BLOCK, _CELL, _LINK, _DROP, _BR, _HR, _META, _TIME = range(1, 9)
+"""Element kinds; ``_BLOCK`` and ``_CELL`` must stay the two lowest."""
 _KIND = {
     **dict.fromkeys(_BLOCK_TAGS, _BLOCK),
     **dict.fromkeys(_DROP_TAGS, _DROP),
@@ -138,17 +139,10 @@ _BR_MARK = "\x00"
 
 # --- the walk --------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True)
-class _Open:
-    """What an open block or cell changed, undone when it closes."""
-
-    tag: str
-    boiler: bool
-    main: bool
-    pre: bool
-    article: bool
-    flush: bool
+# The context of an open element: (boilerplate, inside main, preformatted, inside article or
+# main, innermost block tag). Contexts are tuples so they can be cached and compared cheaply.
+_Context = tuple[bool, bool, bool, bool, str]
+_ROOT: _Context = (False, False, False, False, "body")
 
 
 class _Collector:
@@ -159,78 +153,47 @@ class _Collector:
         self.has_text = False
         self.serial = 0
         self.link_chars = 0
-        self.opened: list[_Open] = []
-        self.boiler = self.main = self.pre = self.article = 0
-        self.para: tuple[bool, bool, str] = (False, False, "body")
+        self.ctx = _ROOT
+        self.para = _ROOT
+        self._outer: list[_Context] = []
+        self._contexts: dict[tuple[Any, ...], _Context] = {}
         self.paragraphs: list[tuple[str, bool, bool, str]] = []
         self.title: str | None = None
         self.h1: str | None = None
         self.meta: dict[str, str] = {}
         self.time: str | None = None
         self.ld_json: list[str] = []
-        self._roles: dict[tuple[str, str, str, str, bool, bool], bool] = {}
 
     def begin(self) -> None:
-        """The current paragraph's first visible text: fix its role and tag."""
+        """The current paragraph's first visible text: its role and tag are those here."""
         self.has_text = True
-        tag = self.opened[-1].tag if self.opened else "body"
-        self.para = (self.boiler > 0, self.main > 0, tag)
+        self.para = self.ctx
 
-    def enter(self, tag: str, kind: int, attrs: dict[str, str | None]) -> _Open:
-        if kind == _CELL:
-            if self.has_text:
-                self.parts.append(" | ")
-                self.para = (*self.para[:2], "tr")
+    def enter(self, tag: str, kind: int, attrs: dict[str, str | None]) -> None:
+        """A block or cell opens."""
+        if kind == _BLOCK:
+            self.flush()
+        elif self.has_text:
+            self.parts.append(" | ")
+            self.para = (*self.para[:4], "tr")
+        ctx = self.ctx
+        if attrs:
+            hidden = "hidden" in attrs or attrs.get("aria-hidden") == "true"
+            key: tuple[Any, ...] = (tag, ctx, attrs.get("class"), attrs.get("id"))
+            key += (attrs.get("role"), hidden)
         else:
-            self.flush()
-        role = (attrs.get("role") or "").strip().lower()
-        is_main = tag == "main" or role == "main"
-        in_content = self.article > 0 or self.main > 0
-        opened = _Open(
-            tag,
-            boiler=bool(attrs) and self._is_boilerplate(tag, role, attrs, in_content)
-            or tag in _BOILERPLATE_TAGS
-            or (tag == "header" and not in_content),
-            main=is_main,
-            pre=tag in _PRE_TAGS,
-            article=tag == "article",
-            flush=kind != _CELL,
-        )
-        self.opened.append(opened)
-        self.boiler += opened.boiler
-        self.main += opened.main
-        self.pre += opened.pre
-        self.article += opened.article
-        return opened
+            key = (tag, ctx)
+        inner = self._contexts.get(key)
+        if inner is None:
+            inner = self._contexts[key] = _inner_context(tag, attrs, ctx)
+        self._outer.append(ctx)
+        self.ctx = inner
 
-    def leave(self, opened: _Open) -> None:
-        if opened.flush:
+    def leave(self, kind: int) -> None:
+        """A block or cell closes."""
+        if kind == _BLOCK:
             self.flush()
-        self.opened.pop()
-        self.boiler -= opened.boiler
-        self.main -= opened.main
-        self.pre -= opened.pre
-        self.article -= opened.article
-
-    def _is_boilerplate(
-        self, tag: str, role: str, attrs: dict[str, str | None], in_content: bool
-    ) -> bool:
-        key = (
-            tag,
-            role,
-            attrs.get("class") or "",
-            attrs.get("id") or "",
-            "hidden" in attrs or attrs.get("aria-hidden") == "true",
-            in_content,
-        )
-        known = self._roles.get(key)
-        if known is None:
-            tokens = set(_CLASS_TOKEN.findall(f"{key[2]} {key[3]}".lower()))
-            tokens &= _BOILERPLATE_TOKENS
-            if in_content:
-                tokens.discard("header")
-            known = self._roles[key] = bool(tokens) or role in _BOILERPLATE_ROLES or key[4]
-        return known
+        self.ctx = self._outer.pop()
 
     def flush(self) -> None:
         """End the current paragraph(s) and record them."""
@@ -238,11 +201,16 @@ class _Collector:
         if not self.has_text:
             self.parts.clear()
             return
-        paragraphs = _paragraphs("".join(self.parts), pre=self.pre > 0, br=_BR_MARK)
-        boiler, main, tag = self.para
-        boiler = boiler or self.link_chars >= _LINK_DENSITY * sum(map(len, paragraphs))
+        raw = "".join(self.parts)
+        if _BR_MARK in raw or self.ctx[2]:
+            paragraphs = _paragraphs(raw, pre=self.ctx[2], br=_BR_MARK)
+        else:
+            paragraphs = [" ".join(raw.split())]
+        boiler, main, _, _, tag = self.para
+        if self.link_chars:
+            boiler = boiler or self.link_chars >= _LINK_DENSITY * sum(map(len, paragraphs))
         self.paragraphs.extend((text, boiler, main, tag) for text in paragraphs)
-        if self.h1 is None and tag == "h1" and paragraphs:
+        if self.h1 is None and tag == "h1":
             self.h1 = _fold(" ".join(paragraphs))
         self.parts.clear()
         self.has_text = False
@@ -253,7 +221,7 @@ class _Collector:
         if serial == self.serial:
             self.link_chars += sum(len(s.strip()) for s in self.parts[start:])
 
-    def void(self, kind: int, node: LexborNode) -> None:
+    def other(self, kind: int, node: LexborNode) -> None:
         """``<hr>``, ``<meta>``, ``<time>`` and dropped elements that carry metadata."""
         if kind == _HR:
             self.flush()
@@ -306,6 +274,33 @@ class _Collector:
         return _fold(author or "") or None, _fold(published or "") or None
 
 
+def _inner_context(tag: str, attrs: dict[str, str | None], outer: _Context) -> _Context:
+    """The context inside a block or cell ``tag`` opened in ``outer``."""
+    boiler, main, pre, in_content, _ = outer
+    role = (attrs.get("role") or "").strip().lower()
+    tokens = set(_CLASS_TOKEN.findall(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()))
+    tokens &= _BOILERPLATE_TOKENS
+    if in_content:
+        tokens.discard("header")
+    boiler = (
+        boiler
+        or bool(tokens)
+        or tag in _BOILERPLATE_TAGS
+        or (tag == "header" and not in_content)
+        or role in _BOILERPLATE_ROLES
+        or "hidden" in attrs
+        or attrs.get("aria-hidden") == "true"
+    )
+    is_main = tag == "main" or role == "main"
+    return (
+        boiler,
+        main or is_main,
+        pre or tag in _PRE_TAGS,
+        in_content or is_main or tag == "article",
+        tag,
+    )
+
+
 def _walk(tree: LexborHTMLParser, c: _Collector) -> None:
     """Walk lexbor's tree once, depth first and without recursion, feeding ``c``.
 
@@ -317,61 +312,56 @@ def _walk(tree: LexborHTMLParser, c: _Collector) -> None:
         return
     append = c.parts.append
     kinds = _KIND.get
-    # Each entry: the open node and what to do when it closes (None, _Open, or a link mark).
+    # Each entry: an open node and what its closing does (None, a block kind, or a link mark).
     stack: list[tuple[LexborNode, Any]] = []
     while True:
+        descend = True
         if node.is_text_node:
             data = node.text_content
             append(data)
             if not c.has_text and not data.isspace():
                 c.begin()
+            descend = False
         elif node.is_element_node:
             tag = node.tag
             kind = kinds(tag)
             undo: Any = None
             if kind is None:
                 pass
-            elif kind == _BLOCK or kind == _CELL:
-                undo = c.enter(tag, kind, node.attributes)
+            elif kind <= _CELL:
+                c.enter(tag, kind, node.attributes)
+                undo = kind
             elif kind == _BR:
                 append(_BR_MARK)
             elif kind == _LINK:
                 if "href" in node.attributes:
                     undo = (len(c.parts), c.serial)
             else:
-                c.void(kind, node)
-                if kind == _DROP:
-                    node = _next(node, stack, c)
-                    if node is None:
-                        return
+                c.other(kind, node)
+                descend = kind != _DROP
+            if descend:
+                child = node.first_child
+                if child is not None:
+                    stack.append((node, undo))
+                    node = child
                     continue
-            child = node.first_child
-            if child is not None:
-                stack.append((node, undo))
-                node = child
-                continue
+                if undo is not None:
+                    _close(undo, c)
+        # Move on: the next sibling, or close parents until one has a next sibling.
+        while True:
+            if not stack:
+                return
+            sibling = node.next
+            if sibling is not None:
+                node = sibling
+                break
+            node, undo = stack.pop()
             if undo is not None:
                 _close(undo, c)
-        found = _next(node, stack, c)
-        if found is None:
-            return
-        node = found
-
-
-def _next(node: LexborNode, stack: list[tuple[LexborNode, Any]], c: _Collector) -> Any:
-    """The node after ``node``'s subtree, closing the elements left on the way; None at the end."""
-    while stack:
-        sibling = node.next
-        if sibling is not None:
-            return sibling
-        node, undo = stack.pop()
-        if undo is not None:
-            _close(undo, c)
-    return None
 
 
 def _close(undo: Any, c: _Collector) -> None:
-    if isinstance(undo, _Open):
+    if isinstance(undo, int):
         c.leave(undo)
     else:
         c.link_end(*undo)

@@ -148,6 +148,22 @@ def test_research_answers_with_quotes_that_verify_against_the_stored_pages(
     asyncio.run(check())
 
 
+def test_a_rerun_in_another_process_is_byte_identical(tmp_path: Path) -> None:
+    """Same Store contents and inputs, a new process: the same report, evidence and hashes."""
+    corpus = _write_corpus(tmp_path / "corpus")
+    args = ("research", QUESTION, "--corpus", str(corpus), "--base-url", BASE_URL,
+            "--format", "json", "--thread-id", "again-1")  # fmt: skip
+    first_run, second_run = _run(tmp_path, *args), _run(tmp_path, *args)
+    assert first_run.returncode == second_run.returncode == 0, second_run.stderr
+    first, second = json.loads(first_run.stdout), json.loads(second_run.stdout)
+    assert second["report_markdown"] == first["report_markdown"]
+    for key in ("evidence_sha256", "report_sha256", "evidence"):
+        assert second["audit"][key] == first["audit"][key]
+    assert json.dumps(second["findings"], sort_keys=True) == json.dumps(
+        first["findings"], sort_keys=True
+    )
+
+
 def test_research_shows_progress_on_stderr(sqlite_run: Run) -> None:
     lines = [ln for ln in sqlite_run.done.stderr.splitlines() if ln.startswith("quotebound: [")]
     phases = {ln.split("]")[0].removeprefix("quotebound: [") for ln in lines}

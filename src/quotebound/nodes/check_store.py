@@ -71,5 +71,5 @@ async def check_store(
         "force_extractive": False,
         "warnings": warnings,
     }
-    emit(runtime, {**state, **update}, "check_store", reason or "store ready")  # type: ignore[typeddict-item]
+    emit(runtime, {**state, **update}, "check_store", reason or "store ready")
     return update

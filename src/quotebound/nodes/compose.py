@@ -58,5 +58,5 @@ async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps
         {**state, **update},
         "compose",
         f"{len(composition['findings'])} findings ({composition['mode']})",
-    )  # type: ignore[typeddict-item]
+    )
     return update

@@ -98,5 +98,5 @@ async def evaluate(state: ResearchState, runtime: Runtime[Context]) -> dict[str,
     }
     if a.stop_reason:
         update["stop_reason"] = a.stop_reason
-    emit(runtime, {**state, **update}, "evaluate", f"{a.decision}: {a.reason}")  # type: ignore[typeddict-item]
+    emit(runtime, {**state, **update}, "evaluate", f"{a.decision}: {a.reason}")
     return update

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from quotebound.state import ResearchState
-
 __all__ = ["emit"]
 
 
-def emit(runtime: Runtime[Any], state: ResearchState, phase: str, message: str = "") -> None:
+def emit(runtime: Runtime[Any], state: Mapping[str, Any], phase: str, message: str = "") -> None:
     """Write one progress event describing ``state`` (merged with the node's update)."""
     settings = state.get("settings") or {}
     evidence = state.get("evidence") or []

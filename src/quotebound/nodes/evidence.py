@@ -6,7 +6,7 @@ came from, so nothing that was not found verbatim there can become evidence.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
@@ -85,7 +85,7 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
         )
     )
     update = {"pending": pending, "records": records}
-    emit(runtime, {**state, **update}, "extract_evidence", f"{len(pending)} candidate quotes")  # type: ignore[typeddict-item]
+    emit(runtime, {**state, **update}, "extract_evidence", f"{len(pending)} candidate quotes")
     return update
 
 
@@ -99,7 +99,7 @@ async def verify_evidence(state: ResearchState, runtime: Runtime[Context]) -> di
         if sid not in texts:
             texts[sid] = await page_text(runtime, thread_id, sid)
         v = verify_quote(p["quote"], texts[sid])
-        new.append(EvidenceItem(**p, verification=v.to_dict()))  # type: ignore[typeddict-item]
+        new.append(cast(EvidenceItem, {**p, "verification": v.to_dict()}))
     passed = sum(1 for e in new if e["verification"]["status"] == "PASS")
     records = list(state.get("records") or [])
     records.append(
@@ -117,5 +117,5 @@ async def verify_evidence(state: ResearchState, runtime: Runtime[Context]) -> di
         "pending": [],
         "records": records,
     }
-    emit(runtime, {**state, **update}, "verify_evidence", f"{passed} of {len(new)} quotes verified")  # type: ignore[typeddict-item]
+    emit(runtime, {**state, **update}, "verify_evidence", f"{passed} of {len(new)} quotes verified")
     return update

@@ -136,5 +136,5 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
         "records": records,
         "warnings": warnings,
     }
-    emit(runtime, {**state, **update}, "fetch", f"{len(ok)} read, {len(bad)} failed")  # type: ignore[typeddict-item]
+    emit(runtime, {**state, **update}, "fetch", f"{len(ok)} read, {len(bad)} failed")
     return update

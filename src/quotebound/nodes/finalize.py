@@ -156,5 +156,5 @@ async def finalize(state: ResearchState, runtime: Runtime[Context]) -> dict[str,
         "audit": audit,
         "records": records,
     }
-    emit(runtime, {**state, **update}, "finalize", status)  # type: ignore[typeddict-item]
+    emit(runtime, {**state, **update}, "finalize", status)
     return update

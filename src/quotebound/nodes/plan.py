@@ -50,7 +50,7 @@ async def plan(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) -
         "plan_source": chosen.source,
         "warnings": warnings,
     }
-    emit(runtime, {**state, **update}, "plan", f"round {round_no}: {len(chosen.queries)} queries")  # type: ignore[typeddict-item]
+    emit(runtime, {**state, **update}, "plan", f"round {round_no}: {len(chosen.queries)} queries")
     return update
 
 

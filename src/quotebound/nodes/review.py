@@ -79,5 +79,5 @@ async def quality_review(state: ResearchState, runtime: Runtime[Context]) -> dic
         {**state, **update},
         "quality_review",
         "passed" if result.passed else f"{len(result.problems)} problem(s)",
-    )  # type: ignore[typeddict-item]
+    )
     return update

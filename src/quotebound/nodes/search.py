@@ -74,5 +74,5 @@ async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps)
         "provider_runs": [*(state.get("provider_runs") or []), *runs],
         "records": records,
     }
-    emit(runtime, {**state, **update}, "search", f"{len(fresh)} new candidates")  # type: ignore[typeddict-item]
+    emit(runtime, {**state, **update}, "search", f"{len(fresh)} new candidates")
     return update
