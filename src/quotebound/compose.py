@@ -164,9 +164,18 @@ def _extractive_answer(question: str, findings: list[Finding]) -> str:
 
 
 def _finding(
-    claim: str, quote: str, item: EvidenceItem, cited: Sequence[str] | None = None
+    claim: str,
+    quote: str,
+    item: EvidenceItem,
+    cited: Sequence[str] | None = None,
+    within: tuple[int, int] | None = None,
 ) -> Finding:
+    """A finding citing ``item``; ``within`` is the quote's span inside the item's quote, so
+    the finding's offsets point at exactly its own words in the stored page."""
     verification = item["verification"]
+    start, end = verification["start"], verification["end"]
+    if within is not None and start >= 0:
+        start, end = start + within[0], start + within[1]
     return Finding(
         claim=claim,
         quote=quote,
@@ -177,8 +186,8 @@ def _finding(
         verification=FindingVerification(
             status=verification["status"],
             method=verification["method"],
-            start=verification["start"],
-            end=verification["end"],
+            start=start,
+            end=end,
         ),
     )
 
@@ -370,7 +379,13 @@ def _llm_finding(raw: Any, resolver: _Resolver, warnings: list[str], number: int
     for item in cited:
         check = verify_quote(quote, item["quote"])
         if check.status == "PASS":
-            return _finding(raw["claim"].strip(), check.matched_text, item, _ids(cited))
+            return _finding(
+                raw["claim"].strip(),
+                check.matched_text,
+                item,
+                _ids(cited),
+                (check.start, check.end),
+            )
     # Kept as the model wrote it, so quality review reports the altered quote.
     return _finding(raw["claim"].strip(), quote, cited[0], _ids(cited))
 

@@ -95,7 +95,7 @@ def build_graph(
     g.add_node("fetch", partial(fetch, deps=deps))
     g.add_node("extract_evidence", extract_evidence)
     g.add_node("verify_evidence", verify_evidence)
-    g.add_node("evaluate", evaluate)
+    g.add_node("evaluate", partial(evaluate, deps=deps))
     g.add_node("compose", partial(compose, deps=deps))
     g.add_node("quality_review", quality_review)
     g.add_node("finalize", finalize)

@@ -11,8 +11,9 @@ block's role differs.
 
 The hot path is lexbor (selectolax, C) and one iterative walk over its tree. lexbor's tree
 building is quadratic in nesting depth, so markup nested deeper than browsers allow is first
-flattened by a linear tokenizer (:func:`_cap_depth`); its text is kept. NUL characters are
-dropped (HTML parsers drop them too); nothing else is.
+flattened by a linear tokenizer (:func:`_cap_depth`); its text is kept. NUL characters (HTML
+parsers drop them too) and the two Unicode noncharacters used as internal marks are removed
+from the input; nothing else is.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from itertools import accumulate, chain
-from operator import sub
 from typing import Any, Literal
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -74,11 +74,15 @@ def parse_page(html: str | bytes, *, content_type: str | None = None) -> Page:
     """
     if isinstance(html, bytes):
         html = decode_bytes(html, content_type=content_type)[0]
-    html = html.replace("\x00", "")
+    for mark in ("\x00", *_MARKS):
+        html = html.replace(mark, "")
     if media_type(content_type) in TEXT_TYPES:
         return _parse_text(html)
     if _nesting_depth(html) > _MAX_DEPTH:
         html = _cap_depth(html)
+    # The commonest line break becomes its mark before parsing: a third fewer nodes to walk on
+    # br-heavy pages. Elsewhere (attributes, scripts, titles) a mark is harmless or removed.
+    html = html.replace("<br>", _BR_MARK)
     collector = _Collector()
     _walk(LexborHTMLParser(html), collector)
     return collector.page()
@@ -133,98 +137,109 @@ _KIND = {
 }
 """What the walker does at an element; elements not listed are inline and only descended."""
 
-_BR_MARK = "\x00"
-"""Marks a ``<br>`` inside a paragraph; NUL cannot occur in the text (it is removed first)."""
+_BR_MARK = "\ufdd0"
+"""Marks a ``<br>`` in raw paragraph text (a Unicode noncharacter, removed from input)."""
+_PARA_MARK = "\ufdd1"
+"""Separates raw paragraphs while they are folded together (also a noncharacter)."""
+_CELL_MARK = "\ufdd2"
+"""Separates the cells of a table row in raw text (also a noncharacter)."""
+_MARKS = (_BR_MARK, _PARA_MARK, _CELL_MARK)
 
 
 # --- the walk --------------------------------------------------------------------------------
 
-# The context of an open element: (boilerplate, inside main, preformatted, inside article or
-# main, innermost block tag). Contexts are tuples so they can be cached and compared cheaply.
-_Context = tuple[bool, bool, bool, bool, str]
-_ROOT: _Context = (False, False, False, False, "body")
+# The context inside open blocks: (boilerplate, inside main, preformatted, inside article or
+# main). Contexts are tuples so they can be cached and compared cheaply.
+_Context = tuple[bool, bool, bool, bool]
+_ROOT: _Context = (False, False, False, False)
+_CONTEXT_TAGS = _BOILERPLATE_TAGS | _PRE_TAGS | {"header", "main", "article"}
+"""Blocks that change the context even without attributes."""
+_CHANGES_CONTEXT = 16
+"""Set in a block's kind on the walker's stack when the block changed the context."""
 
 
 class _Collector:
-    """Paragraphs, roles and metadata gathered during the walk."""
+    """Paragraphs, roles and metadata gathered during the walk.
+
+    Paragraph text is kept raw until :meth:`page`, which folds all of it in a few C-level
+    string operations. A paragraph takes the context (role, tag) of the block it starts in.
+    """
 
     def __init__(self) -> None:
         self.parts: list[str] = []
-        self.has_text = False
-        self.serial = 0
         self.link_chars = 0
         self.ctx = _ROOT
-        self.para = _ROOT
-        self._outer: list[_Context] = []
+        self.blocks: list[str] = []
+        self.outer: list[_Context] = []
+        self.para_ctx = _ROOT
+        self.para_tag = "body"
         self._contexts: dict[tuple[Any, ...], _Context] = {}
-        self.paragraphs: list[tuple[str, bool, bool, str]] = []
+        # (raw text, preformatted, boilerplate, inside main, tag, link characters)
+        self.flushed: list[tuple[str, bool, bool, bool, str, int]] = []
+        self.any_main = False
         self.title: str | None = None
-        self.h1: str | None = None
         self.meta: dict[str, str] = {}
         self.time: str | None = None
         self.ld_json: list[str] = []
 
-    def begin(self) -> None:
-        """The current paragraph's first visible text: its role and tag are those here."""
-        self.has_text = True
-        self.para = self.ctx
-
-    def enter(self, tag: str, kind: int, attrs: dict[str, str | None]) -> None:
-        """A block or cell opens."""
-        if kind == _BLOCK:
-            self.flush()
-        elif self.has_text:
-            self.parts.append(" | ")
-            self.para = (*self.para[:4], "tr")
-        ctx = self.ctx
-        if attrs:
-            hidden = "hidden" in attrs or attrs.get("aria-hidden") == "true"
-            key: tuple[Any, ...] = (tag, ctx, attrs.get("class"), attrs.get("id"))
-            key += (attrs.get("role"), hidden)
-        else:
-            key = (tag, ctx)
-        inner = self._contexts.get(key)
-        if inner is None:
-            inner = self._contexts[key] = _inner_context(tag, attrs, ctx)
-        self._outer.append(ctx)
-        self.ctx = inner
-
-    def leave(self, kind: int) -> None:
-        """A block or cell closes."""
-        if kind == _BLOCK:
-            self.flush()
-        self.ctx = self._outer.pop()
-
     def flush(self) -> None:
-        """End the current paragraph(s) and record them."""
-        self.serial += 1
-        if not self.has_text:
-            self.parts.clear()
-            return
+        """End the current paragraph (call only when ``parts`` is not empty)."""
         raw = "".join(self.parts)
-        if _BR_MARK in raw or self.ctx[2]:
-            paragraphs = _paragraphs(raw, pre=self.ctx[2], br=_BR_MARK)
-        else:
-            paragraphs = [" ".join(raw.split())]
-        boiler, main, _, _, tag = self.para
-        if self.link_chars:
-            boiler = boiler or self.link_chars >= _LINK_DENSITY * sum(map(len, paragraphs))
-        self.paragraphs.extend((text, boiler, main, tag) for text in paragraphs)
-        if self.h1 is None and tag == "h1":
-            self.h1 = _fold(" ".join(paragraphs))
         self.parts.clear()
-        self.has_text = False
+        if not raw.isspace():
+            boiler, main, _, _ = self.para_ctx
+            self.flushed.append((raw, self.ctx[2], boiler, main, self.para_tag, self.link_chars))
+            self.any_main = self.any_main or main
         self.link_chars = 0
 
-    def link_end(self, start: int, serial: int) -> None:
-        """A link closed: count its text towards the paragraph's link density."""
-        if serial == self.serial:
-            self.link_chars += sum(len(s.strip()) for s in self.parts[start:])
+    def open_block(self, tag: str, kind: int, attrs: dict[str, str | None]) -> int:
+        """A block or cell opens; returns what closing it must undo."""
+        starts = True
+        if kind == _BLOCK:
+            if self.parts:
+                self.flush()
+        elif "".join(self.parts).strip():
+            self.parts.append(_CELL_MARK)
+            self.para_tag = "tr"
+            starts = False
+        else:
+            self.parts.clear()
+        self.blocks.append(tag)
+        if attrs or tag in _CONTEXT_TAGS:
+            ctx = self.ctx
+            if attrs:
+                hidden = "hidden" in attrs or attrs.get("aria-hidden") == "true"
+                key: tuple[Any, ...] = (tag, ctx, attrs.get("class"), attrs.get("id"))
+                key += (attrs.get("role"), hidden)
+            else:
+                key = (tag, ctx)
+            inner = self._contexts.get(key)
+            if inner is None:
+                inner = self._contexts[key] = _inner_context(tag, attrs, ctx)
+            self.outer.append(ctx)
+            self.ctx = inner
+            kind |= _CHANGES_CONTEXT
+        if starts:
+            self.para_ctx = self.ctx
+            self.para_tag = tag
+        return kind
+
+    def close_block(self, kind: int) -> None:
+        """A block or cell closes: a block ends its paragraph, and the next starts outside."""
+        if kind & _BLOCK and self.parts:
+            self.flush()
+        self.blocks.pop()
+        if kind & _CHANGES_CONTEXT:
+            self.ctx = self.outer.pop()
+        if kind & _BLOCK:
+            self.para_ctx = self.ctx
+            self.para_tag = self.blocks[-1] if self.blocks else "body"
 
     def other(self, kind: int, node: LexborNode) -> None:
         """``<hr>``, ``<meta>``, ``<time>`` and dropped elements that carry metadata."""
         if kind == _HR:
-            self.flush()
+            if self.parts:
+                self.flush()
             return
         attrs = node.attributes
         if kind == _META:
@@ -243,18 +258,36 @@ class _Collector:
 
     def page(self) -> Page:
         """Assemble the page once the walk is done."""
-        self.flush()
-        any_main = any(main for _, _, main, _ in self.paragraphs)
+        if self.parts:
+            self.flush()
+        flushed = self.flushed
+        folded = iter(_fold_many([f[0] for f in flushed if not f[1]]))
+        any_main = self.any_main
         texts: list[str] = []
         blocks: list[Block] = []
         offset = 0
-        for text, boiler, main, tag in self.paragraphs:
+        for raw, pre, boiler, main, tag, link_chars in flushed:
+            if pre:
+                paragraphs = _paragraphs(raw, pre=True)
+            else:
+                line = next(folded)
+                if _CELL_MARK in line:
+                    line = _join_cells(line)
+                if _BR_MARK in line:
+                    paragraphs = _group_lines([x.strip(" ") for x in line.split(_BR_MARK)])
+                else:
+                    paragraphs = [line] if line else []
+            if link_chars and link_chars >= _LINK_DENSITY * sum(map(len, paragraphs)):
+                boiler = True
             role: Role = "boilerplate" if boiler or (any_main and not main) else "main"
-            blocks.append(Block(offset, offset + len(text), role, tag))
-            texts.append(text)
-            offset += len(text) + 2
+            for text in paragraphs:
+                end = offset + len(text)
+                blocks.append(Block(offset, end, role, tag))
+                texts.append(text)
+                offset = end + 2
+        h1 = next((texts[i] for i, b in enumerate(blocks) if b.tag == "h1"), "")
+        title = _fold((self.title or "").replace(_BR_MARK, " ")) or _fold(h1)
         author, published = self._metadata()
-        title = _fold(self.title or "") or self.h1 or ""
         return Page("\n\n".join(texts), title, tuple(blocks), author, published)
 
     def _metadata(self) -> tuple[str | None, str | None]:
@@ -271,15 +304,15 @@ class _Collector:
             or meta.get("pubdate")
             or self.time
         )
-        return _fold(author or "") or None, _fold(published or "") or None
+        return _clean(author), _clean(published)
 
 
 def _inner_context(tag: str, attrs: dict[str, str | None], outer: _Context) -> _Context:
     """The context inside a block or cell ``tag`` opened in ``outer``."""
-    boiler, main, pre, in_content, _ = outer
+    boiler, main, pre, in_content = outer
     role = (attrs.get("role") or "").strip().lower()
-    tokens = set(_CLASS_TOKEN.findall(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()))
-    tokens &= _BOILERPLATE_TOKENS
+    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
+    tokens = set(_CLASS_TOKEN.findall(names)) & _BOILERPLATE_TOKENS
     if in_content:
         tokens.discard("header")
     boiler = (
@@ -297,58 +330,68 @@ def _inner_context(tag: str, attrs: dict[str, str | None], outer: _Context) -> _
         main or is_main,
         pre or tag in _PRE_TAGS,
         in_content or is_main or tag == "article",
-        tag,
     )
+
+
+_TEXT_ID = LexborHTMLParser("x").body.first_child.tag_id  # type: ignore[union-attr]
+"""lexbor's node type id of text nodes."""
 
 
 def _walk(tree: LexborHTMLParser, c: _Collector) -> None:
     """Walk lexbor's tree once, depth first and without recursion, feeding ``c``.
 
-    The hot loop: text nodes and inline elements cost a few attribute reads; only blocks,
-    cells, links and rare elements call into the collector. Dropped elements are not entered.
+    This is the hot loop: a text node costs two C calls and an append; only blocks, cells,
+    links and rare elements call into the collector. Dropped elements are not entered.
     """
     node = tree.root
     if node is None:
         return
     append = c.parts.append
-    kinds = _KIND.get
-    # Each entry: an open node and what its closing does (None, a block kind, or a link mark).
-    stack: list[tuple[LexborNode, Any]] = []
+    open_block, close_block = c.open_block, c.close_block
+    # lexbor's tag ids are per document for custom elements, so this cache is per walk.
+    kinds: dict[int, tuple[int | None, str]] = {}
+    links = 0  # open <a href> elements
+    # Each entry: an open node and what closing it must undo (0: nothing).
+    stack: list[tuple[LexborNode, int]] = []
     while True:
-        descend = True
-        if node.is_text_node:
+        undo = 0
+        tag_id = node.tag_id
+        if tag_id == _TEXT_ID:
             data = node.text_content
             append(data)
-            if not c.has_text and not data.isspace():
-                c.begin()
-            descend = False
-        elif node.is_element_node:
-            tag = node.tag
-            kind = kinds(tag)
-            undo: Any = None
+            if links:
+                c.link_chars += len(data.strip())
+        else:
+            known = kinds.get(tag_id)
+            if known is None:
+                tag = node.tag or ""
+                known = kinds[tag_id] = (_KIND.get(tag), tag)
+            kind, tag = known
+            descend = True
             if kind is None:
                 pass
             elif kind <= _CELL:
-                c.enter(tag, kind, node.attributes)
-                undo = kind
+                undo = open_block(tag, kind, node.attributes)
             elif kind == _BR:
                 append(_BR_MARK)
             elif kind == _LINK:
                 if "href" in node.attributes:
-                    undo = (len(c.parts), c.serial)
+                    links += 1
+                    undo = _LINK
             else:
                 c.other(kind, node)
                 descend = kind != _DROP
-            if descend:
-                child = node.first_child
-                if child is not None:
-                    stack.append((node, undo))
-                    node = child
-                    continue
-                if undo is not None:
-                    _close(undo, c)
-        # Move on: the next sibling, or close parents until one has a next sibling.
+            child = node.first_child if descend else None
+            if child is not None:
+                stack.append((node, undo))
+                node = child
+                continue
+        # Leave the node, then its parents until one has a next sibling.
         while True:
+            if undo == _LINK:
+                links -= 1
+            elif undo:
+                close_block(undo)
             if not stack:
                 return
             sibling = node.next
@@ -356,15 +399,6 @@ def _walk(tree: LexborHTMLParser, c: _Collector) -> None:
                 node = sibling
                 break
             node, undo = stack.pop()
-            if undo is not None:
-                _close(undo, c)
-
-
-def _close(undo: Any, c: _Collector) -> None:
-    if isinstance(undo, int):
-        c.leave(undo)
-    else:
-        c.link_end(*undo)
 
 
 # --- text helpers ----------------------------------------------------------------------------
@@ -374,16 +408,28 @@ def _fold(line: str) -> str:
     return " ".join(line.split())
 
 
-def _paragraphs(raw: str, *, pre: bool, br: str) -> list[str]:
-    """Split raw text into paragraphs: lines at ``br``, paragraphs at blank lines.
+def _clean(value: str | None) -> str | None:
+    """A metadata value folded, without marks; None when empty."""
+    return _fold((value or "").replace(_BR_MARK, " ")) or None
 
-    Lines are folded and trimmed, or, in ``pre``, only stripped of trailing whitespace.
+
+def _fold_many(raws: list[str]) -> list[str]:
+    """Fold whitespace in many raw paragraphs, each with visible text, in one C-level pass.
+
+    ``<br>`` marks stay; the lines between them are trimmed by :func:`_group_lines`.
     """
-    if pre:
-        raw = raw.replace("\r\n", "\n").replace("\r", "\n").replace(br, "\n")
-        lines = [line.rstrip() for line in raw.split("\n")]
-    else:
-        lines = [_fold(line) for line in raw.split(br)]
+    separator = f" {_PARA_MARK} "  # folding leaves exactly these spaces around each mark
+    return " ".join(separator.join(raws).split()).split(separator)
+
+
+def _join_cells(row: str) -> str:
+    """The cells of a folded row joined by `` | ``; empty cells and their edge breaks go."""
+    cells = (cell.strip(" " + _BR_MARK) for cell in row.split(_CELL_MARK))
+    return " | ".join(cell for cell in cells if cell)
+
+
+def _group_lines(lines: list[str]) -> list[str]:
+    """Runs of non-empty lines joined by newlines; empty lines separate the runs."""
     paragraphs: list[str] = []
     run: list[str] = []
     for line in lines:
@@ -395,6 +441,17 @@ def _paragraphs(raw: str, *, pre: bool, br: str) -> list[str]:
     if run:
         paragraphs.append("\n".join(run))
     return paragraphs
+
+
+def _paragraphs(raw: str, *, pre: bool) -> list[str]:
+    """Paragraphs of raw text split into lines at newlines (pre) or ``<br>`` marks.
+
+    Lines are folded and trimmed, or, when ``pre``, only stripped of trailing whitespace.
+    """
+    raw = raw.replace("\r\n", "\n").replace("\r", "\n").replace(_CELL_MARK, " | ")
+    if pre:
+        return _group_lines([line.rstrip() for line in raw.replace(_BR_MARK, "\n").split("\n")])
+    return _group_lines([_fold(line) for line in raw.split("\n")])
 
 
 def _json_ld(scripts: list[str]) -> dict[str, str]:
@@ -442,20 +499,45 @@ _FLAT_TAGS = (
 ).split()
 """Tags that cannot build depth: void elements, elements that close their own kind, and SVG
 shapes that are usually self-closed."""
-_NESTING_TAG = re.compile(r"<(/?)(?!(?:%s)[\s/>])[a-z]" % "|".join(_FLAT_TAGS))
+
+
+def _trie(words: list[str]) -> str:
+    """A regular expression matching exactly ``words``, as a trie (much faster than a|b|c)."""
+    tree: dict[str, Any] = {}
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def alternatives(node: dict[str, Any]) -> str:
+        alts = [
+            re.escape(ch) + alternatives(rest) if ch else "" for ch, rest in sorted(node.items())
+        ]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return alternatives(tree)
+
+
+# Upper-case tags all count as nesting (no case folding, for speed): that can only overestimate.
+_NESTING_TAG = re.compile(r"<(/?)(?!%s[\s/>])[a-zA-Z]" % _trie(_FLAT_TAGS))
 _DEPTH_STEP = {"": 1, "/": -1}
 _CHEAP_TAGS = 4096
 """Pages with fewer ``<`` than this cannot nest deep enough to be slow: skip the depth scan."""
 
 
 def _nesting_depth(html: str) -> int:
-    """An upper bound on the element nesting depth of ``html``, computed at C speed."""
+    """An upper bound on the element nesting depth of ``html``, computed at C speed.
+
+    Overestimates (unclosed elements, upper-case tags) only cost time: :func:`_cap_depth` then
+    keeps the same text.
+    """
     if html.count("<") < _CHEAP_TAGS:
         return 0
-    steps = map(_DEPTH_STEP.__getitem__, _NESTING_TAG.findall(html.lower()))
+    steps = map(_DEPTH_STEP.__getitem__, _NESTING_TAG.findall(html))
     levels = list(accumulate(chain((0,), steps)))
-    # Depth is counted from the lowest level seen so far: stray end tags cannot hide nesting.
-    return max(map(sub, levels, accumulate(levels, min)))
+    # Measured from the lowest level, so stray end tags cannot hide nesting.
+    return max(levels) - min(levels)
 
 
 # A tag up to the next "<" or ">": bounded by the next "<", so scanning stays linear.
@@ -501,7 +583,7 @@ def _cap_depth(html: str) -> str:
 
 def _parse_text(text: str) -> Page:
     """Text, Markdown, CSV, JSON and PDF page texts: paragraphs are runs between blank lines."""
-    paragraphs = _paragraphs(text.replace("\r\n", "\n").replace("\r", "\n"), pre=False, br="\n")
+    paragraphs = _paragraphs(text, pre=False)
     blocks: list[Block] = []
     offset = 0
     for p in paragraphs:

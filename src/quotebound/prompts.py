@@ -10,6 +10,7 @@ __all__ = [
     "COMPOSE_FEEDBACK",
     "COMPOSE_SYSTEM",
     "COMPOSE_USER",
+    "EVALUATE_SYSTEM",
     "PLAN_SYSTEM",
     "QUOTES_BEGIN",
     "QUOTES_END",
@@ -39,6 +40,20 @@ Reply with one JSON object and nothing else:
  "confidence": 0.0,
  "reason": "one sentence on why these queries"}}
 "confidence" is a number from 0 to 1: how likely these queries find the missing facts.
+"""
+
+EVALUATE_SYSTEM = f"""\
+You judge whether a research assistant should search more or answer now. It answers only with
+verbatim, verified quotes. You see the question, the parts of it that no verified quote covers
+yet, the budget left and the verified quotes so far. {_UNTRUSTED}
+
+Choose "compose" when the verified quotes already answer the question well enough (a missing
+part may be implied by them or may not matter), and "search" when a missing part matters and
+another round of searching is likely to find it.
+
+Reply with one JSON object and nothing else:
+{{"decision": "search", "reason": "one sentence on why"}}
+"decision" is "search" or "compose".
 """
 
 COMPOSE_SYSTEM = f"""\

@@ -7,6 +7,7 @@ Page-derived text (titles, quotes) is escaped minimally so it cannot add links o
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
@@ -104,7 +105,8 @@ def _uncertainty(
 
 
 def _sources(sources: Sequence[SourceInfo], findings: Sequence[Finding]) -> list[str]:
-    """Fetched sources, those cited first (in citation order), then the others read."""
+    """Fetched sources, those cited first (in citation order), then the others read, then
+    how many could not be read, by reason code."""
     fetched = [s for s in sources if s["fetch_status"] == "fetched"]
     order = {canonical_url(f["url"]): i for i, f in reversed(list(enumerate(findings)))}
     fetched.sort(key=lambda s: order.get(s["canonical_url"] or canonical_url(s["url"]), len(order)))
@@ -116,6 +118,10 @@ def _sources(sources: Sequence[SourceInfo], findings: Sequence[Finding]) -> list
             f"* {_link(source['title'], source['url'])} - {_tier(source['trust_tier'])} - "
             f"{'cited' if cited else 'read'}, accessed {accessed}"
         )
+    reasons = Counter(s.get("reason") or "failed" for s in sources if s["fetch_status"] == "failed")
+    if reasons:  # named by count only: a URL that was not read is never shown as a source
+        detail = ", ".join(f"{reason}: {n}" for reason, n in sorted(reasons.items()))
+        lines.append(f"* {sum(reasons.values())} more could not be read ({detail}); see the audit")
     return lines or ["None."]
 
 

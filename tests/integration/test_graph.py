@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.config import get_config
+from langgraph.store.base import PutOp
 from langgraph.store.memory import InMemoryStore
 
 from quotebound.context import make_context
@@ -258,3 +260,37 @@ async def test_stored_pages_live_under_the_thread_namespace(corpus: LocalCorpus)
             page = await get_raw_page(store, "ns-check", s["source_id"])
             assert page is not None and page.url == s["url"]
     assert await list_raw_pages(store, "another-thread") == []
+
+
+class _WriteLog(InMemoryStore):
+    """An InMemoryStore that records which graph node wrote each value."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writers: list[str] = []
+
+    async def abatch(self, ops: Any) -> Any:
+        ops = list(ops)
+        if any(isinstance(op, PutOp) for op in ops):
+            self.writers.append(get_config()["metadata"]["langgraph_node"])
+        return await super().abatch(ops)
+
+
+async def test_only_search_and_fetch_write_to_the_store(corpus: LocalCorpus) -> None:
+    store = _WriteLog()
+    out = await _run(corpus, store=store)
+    assert out["status"] == "answered"
+    assert store.writers and set(store.writers) <= {"search", "fetch"}
+
+
+async def test_llm_quoting_part_of_a_candidate_points_at_exactly_those_words(
+    corpus: LocalCorpus,
+) -> None:
+    part = "has a default timeout of 30 seconds, measured from the moment the connection opens"
+    reply = _claims(
+        {"claim": "The default timeout is 30 seconds.", "evidence_ids": [1], "quote": part}
+    )
+    out, store = await _llm_run(corpus, [reply])
+    assert out["status"] == "answered"
+    assert out["findings"][0]["quote"] == part
+    await _assert_quotes_are_stored_spans(store, "t1", out)

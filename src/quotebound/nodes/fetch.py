@@ -47,14 +47,22 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
     taken = {s["source_id"] for s in [*fetched, *failed]}
     admitted = set(state["gates"][-1].get("admitted") or [])
     pool = [
-        _candidate(c)
+        (_candidate(c), c.get("round"))
         for c in state.get("candidates") or []
         if c["url"] in admitted and c["source_id"] not in taken
     ]
     want = max(
         0, min(int(settings.sources_per_round or 1), int(settings.max_sources or 1) - len(fetched))
     )
-    order = select_for_fetch(pool, k=want, per_domain_cap=PER_DOMAIN_CAP, exclude=taken)
+    # This round's leads first (the refined queries' best), then leftovers from earlier rounds.
+    order = [
+        *select_for_fetch(
+            [c for c, r in pool if r == round_no], k=want, per_domain_cap=PER_DOMAIN_CAP
+        ),
+        *select_for_fetch(
+            [c for c, r in pool if r != round_no], k=want, per_domain_cap=PER_DOMAIN_CAP
+        ),
+    ]
 
     async with toolkit.fetcher(budget_s=float(state["deadline"]) - time.time()) as fetcher:
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -19,8 +20,8 @@ __all__ = ["finalize"]
 
 
 def _shippable(findings: list[Finding], state: ResearchState) -> list[Finding]:
-    """Invariant 5 at the exit: only findings whose every cited id is PASS evidence whose quote
-    is the finding's quote, from a URL this thread fetched."""
+    """Invariant 5 at the exit: only findings whose every cited id is PASS evidence, whose
+    quote is verbatim text of a cited quote, from a URL this thread fetched."""
     passed = {
         e["evidence_id"]: e
         for e in state.get("evidence") or []
@@ -33,7 +34,7 @@ def _shippable(findings: list[Finding], state: ResearchState) -> list[Finding]:
         if f["evidence_ids"]
         and all(i in passed for i in f["evidence_ids"])
         and f["url"] in fetched
-        and any(passed[i]["quote"] == f["quote"] for i in f["evidence_ids"])
+        and any(f["quote"] and f["quote"] in passed[i]["quote"] for i in f["evidence_ids"])
     ]
 
 
@@ -55,6 +56,8 @@ def _stop_reason(state: ResearchState) -> str:
         return str(state["stop_reason"])
     if state.get("verified_disabled"):
         return "error"
+    if time.time() >= float(state.get("deadline") or 0):
+        return "timeout"
     return "no_new_evidence"  # a gate closed before any round could be evaluated
 
 
@@ -71,7 +74,9 @@ async def finalize(state: ResearchState, runtime: Runtime[Context]) -> dict[str,
         status = "insufficient_evidence"
     answer = composition.get("answer", "") if status == "answered" else ""
     missing = None
-    if status == "insufficient_evidence":
+    if status == "answered" and state.get("gaps"):
+        missing = "; ".join(state.get("gaps") or [])
+    elif status == "insufficient_evidence":
         missing = _missing(state)
     elif status == "verified_disabled":
         missing = state.get("disabled_reason") or "verification is disabled"

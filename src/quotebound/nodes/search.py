@@ -40,9 +40,17 @@ async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps)
             if page is not None:
                 await put_raw_page(runtime.store, str(state["thread_id"]), page)
                 stored += 1
+    round_no = state.get("round", 1)
+    # A lead found again this round counts as this round's, at its new rank.
+    again = {c.canonical_url: c for c in dedupe(found) if c.canonical_url in known}
     candidates = [
-        *(state.get("candidates") or []),
-        *({**c.to_dict(), "round": state.get("round", 1)} for c in fresh),
+        *(
+            {**c, "round": round_no, "rank": again[url].rank, "query": again[url].query}
+            if (url := c["canonical_url"]) in again
+            else c
+            for c in state.get("candidates") or []
+        ),
+        *({**c.to_dict(), "round": round_no} for c in fresh),
     ]
     taken = {s["source_id"] for s in [*(state.get("fetched") or []), *(state.get("failed") or [])]}
     gate = search_gate(
@@ -67,7 +75,10 @@ async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps)
             gate=gate.to_dict(),
         )
     )
+    warnings = list(state.get("warnings") or [])
+    warnings += [w for w in (f"search: {g}" for g in gate.warnings) if w not in warnings]
     update = {
+        "warnings": warnings,
         "gates": [*(state.get("gates") or []), {**gate.to_dict(), "round": state.get("round", 1)}],
         "candidates": candidates,
         "new_candidates": len(fresh),

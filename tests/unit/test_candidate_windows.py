@@ -1,0 +1,114 @@
+"""Evidence candidates: windows within the word bounds, exact spans, stable ids (DESIGN §4)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from quotebound.candidates import MIN_DEFINITION_WORDS, chunk_id, extract_candidates
+from quotebound.parsing import parse_page
+
+SENTENCE = "The harbour crane lifts {n} containers every hour when the wind is calm."
+
+
+def _para(sentences: int, start: int = 0) -> str:
+    return " ".join(SENTENCE.format(n=start + i) for i in range(sentences))
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def test_paragraphs_in_bounds_are_taken_whole_and_spans_are_exact() -> None:
+    html = f"<html><body><main><p>{_para(3)}</p><p>{_para(2, 10)}</p></main></body></html>"
+    page = parse_page(html)
+    cands = extract_candidates(page, source_id="s1")
+    assert [c.quote for c in cands] == [_para(3), _para(2, 10)]
+    for c in cands:
+        assert page.text[c.start : c.end] == c.quote
+        assert c.words == _words(c.quote)
+        assert c.source_id == "s1"
+
+
+def test_a_long_paragraph_is_split_at_sentences_within_bounds_and_nothing_is_dropped() -> None:
+    text = _para(15)  # 195 words
+    cands = extract_candidates(text, source_id="s")
+    assert len(cands) >= 4
+    assert all(15 <= c.words <= 60 for c in cands)
+    assert all(c.quote.endswith(".") for c in cands)
+    assert " ".join(c.quote for c in cands) == text
+
+
+def test_an_over_long_sentence_is_split_at_words() -> None:
+    sentence = " ".join(f"word{i}" for i in range(150)) + "."
+    cands = extract_candidates(sentence, source_id="s")
+    assert all(15 <= c.words <= 60 for c in cands)
+    assert " ".join(c.quote for c in cands) == sentence
+
+
+def test_short_paragraphs_join_the_next_and_headings_never_join() -> None:
+    html = (
+        "<main><h2>Timeouts</h2><p>In short:</p>"
+        f"<p>{_para(2)}</p><p>Too short.</p><h2>Next</h2><p>Also short here.</p></main>"
+    )
+    cands = extract_candidates(parse_page(html), source_id="s")
+    assert len(cands) == 1
+    assert cands[0].quote.startswith("In short:") and "Timeouts" not in cands[0].quote
+
+
+def test_a_definition_entry_is_one_unit_and_terms_start_windows() -> None:
+    html = (
+        "<dl><dt>__cause__</dt><dd>exception cause</dd>"
+        "<dt>shuffle(self, x)</dt><dd>Shuffle list x in place, and return None.</dd>"
+        "<dt>tiny()</dt><dd>Does it.</dd></dl>"
+    )
+    quotes = [c.quote for c in extract_candidates(parse_page(html), source_id="s")]
+    assert quotes == ["shuffle(self, x)\n\nShuffle list x in place, and return None."]
+    assert _words(quotes[0]) >= MIN_DEFINITION_WORDS
+
+
+def test_boilerplate_and_number_tables_are_not_candidates() -> None:
+    html = (
+        "<body><nav><p>Home News Sport Weather and a lot more links that make a long menu line "
+        "for every reader of this site today</p></nav>"
+        f"<main><p>{_para(2)}</p><p>{' '.join(str(i) for i in range(30))}</p></main>"
+        "<footer><p>Subscribe to our newsletter to get all the news first, every morning, "
+        "straight to your inbox, with no spam ever, we promise you that</p></footer></body>"
+    )
+    cands = extract_candidates(parse_page(html), source_id="s")
+    assert [c.quote for c in cands] == [_para(2)]
+
+
+def test_ids_depend_on_source_and_text_only() -> None:
+    a = extract_candidates(_para(3), source_id="s1")[0]
+    b = extract_candidates(_para(2, 50) + "\n\n" + _para(3), source_id="s1")
+    assert a.evidence_id in {c.evidence_id for c in b}
+    other = extract_candidates(_para(3), source_id="s2")[0]
+    assert other.chunk_id == a.chunk_id and other.evidence_id != a.evidence_id
+    assert a.chunk_id == chunk_id(a.quote.replace(" ", "  ").upper())
+
+
+def test_duplicate_paragraphs_are_kept_once() -> None:
+    text = f"{_para(2)}\n\n{_para(2)}"
+    assert len(extract_candidates(text, source_id="s")) == 1
+
+
+def test_bad_bounds_are_refused() -> None:
+    with pytest.raises(ValueError, match="min_words"):
+        extract_candidates("x", source_id="s", min_words=30, max_words=40)
+
+
+def test_same_candidates_in_another_process() -> None:
+    code = (
+        "import json, sys; from quotebound.candidates import extract_candidates as e;"
+        "print(json.dumps([c.__dict__ for c in e(sys.argv[1], source_id='s')]))"
+    )
+    text = _para(12)
+    here = json.dumps([c.__dict__ for c in extract_candidates(text, source_id="s")])
+    there = subprocess.run(
+        [sys.executable, "-c", code, text], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert there == here
