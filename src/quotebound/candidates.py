@@ -5,9 +5,9 @@ whole; longer ones are split at sentence boundaries into windows within the boun
 sentence over the limit at word boundaries), never dropped; a short paragraph (a function's
 signature, a one-line summary) is joined with the paragraphs that follow it until the window
 is long enough; a definition term only starts such a window, and a whole definition-list
-entry of at least ``MIN_DEFINITION_WORDS`` is a candidate on its own. Headings and table cells
-never join one. Ids depend only on the source and the
-quote's text, so they are stable across rounds, runs and processes.
+entry of at least ``MIN_DEFINITION_WORDS`` is a candidate on its own. Headings, table cells
+and code (``pre``) never join one. Ids depend only on the source and the quote's text, so they
+are stable across rounds, runs and processes.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ HASH_VERSION = 1
 _WORD = re.compile(r"\S+")
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "title", "caption"})
-_CELLS = frozenset({"td", "th", "tr"})
-"""Table cells and rows stand alone: they never join their neighbours."""
+_CELLS = frozenset({"td", "th", "tr", "pre"})
+"""Table cells and rows, and preformatted text (code), stand alone: they never join their
+neighbours."""
 MIN_DEFINITION_WORDS = 8
 """A definition-list entry (term and definitions) shorter than the paragraph minimum is still a
 candidate from this many words: an API reference's one-line summaries live there."""

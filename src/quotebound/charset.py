@@ -24,6 +24,7 @@ _BOMS = (
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _CT_CHARSET = re.compile(r"""charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.I)
 _SNIFF_BYTES = 4096
+_CP1252_LABELS = frozenset({"ascii", "latin-1", "iso8859-1", "cp1252"})
 _DETECT_BYTES = 256 * 1024
 
 
@@ -51,13 +52,18 @@ def decode_bytes(body: bytes, *, content_type: str | None = None) -> tuple[str, 
     if declared is None:
         m = _META_CHARSET.search(body[:_SNIFF_BYTES])
         declared = _known(m.group(1).decode("ascii", "replace")) if m else None
+        # A <meta> that could be read as ASCII cannot be right about UTF-16/32 (WHATWG).
+        if declared is not None and declared.startswith(("utf-16", "utf-32")):
+            declared = "utf-8"
     utf8 = _is_utf8(body)
     if declared == "utf-8" and not utf8:
         declared = None  # mislabelled: what it says cannot be true, so detect instead
     if declared is not None:
         # A page that says it is Latin-1 or ASCII but is valid UTF-8 is UTF-8 in practice.
-        if declared in ("ascii", "latin-1", "iso8859-1", "cp1252") and utf8:
+        if declared in _CP1252_LABELS and utf8:
             return body.decode("utf-8"), "utf-8"
+        if declared in _CP1252_LABELS:
+            declared = "cp1252"  # browsers read Latin-1 and ASCII labels as windows-1252
         return body.decode(declared, errors="replace"), declared
     if utf8:
         return body.decode("utf-8"), "utf-8"

@@ -5,9 +5,9 @@ paragraphs), inline elements add no whitespace, a single ``<br>`` is a line brea
 ``<br>`` ends the paragraph, whitespace (including ``&nbsp;``) is folded to one space within a
 line and lines are trimmed. ``<pre>`` keeps its line breaks and indentation (trailing spaces
 dropped; blank lines inside it separate paragraphs). The cells of one table row form one
-paragraph, separated by `` | ``. Boilerplate (navigation, banners, share bars, related lists,
-comments, footers) stays in the text, so any quote a reader sees can still be verified; only its
-block's role differs.
+paragraph, separated by `` | `` (empty cells leave no separator). Boilerplate (navigation,
+banners, share bars, related lists, comments, footers) stays in the text, so any quote a reader
+sees can still be verified; only its block's role differs.
 
 The hot path is lexbor (selectolax, C) and one iterative walk over its tree. lexbor's tree
 building is quadratic in nesting depth, so markup nested deeper than browsers allow is first
@@ -18,9 +18,11 @@ from the input; nothing else is.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import accumulate, chain
 from typing import Any, Literal
@@ -83,9 +85,17 @@ def parse_page(html: str | bytes, *, content_type: str | None = None) -> Page:
     # The commonest line break becomes its mark before parsing: a third fewer nodes to walk on
     # br-heavy pages. Elsewhere (attributes, scripts, titles) a mark is harmless or removed.
     html = html.replace("<br>", _BR_MARK)
-    collector = _Collector()
-    _walk(LexborHTMLParser(html), collector)
-    return collector.page()
+    # The walk makes tens of thousands of short-lived, acyclic objects per megabyte; left on,
+    # the cyclic collector would sweep the host's whole heap again and again meanwhile.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        collector = _Collector()
+        _walk(LexborHTMLParser(html), collector)
+        return collector.page()
+    finally:
+        if paused:
+            gc.enable()
 
 
 def sanitize_html(html: str | bytes, *, content_type: str | None = None) -> str:
@@ -95,28 +105,42 @@ def sanitize_html(html: str | bytes, *, content_type: str | None = None) -> str:
 
 # --- element classes -------------------------------------------------------------------------
 
-_BLOCK_TAGS = frozenset(
-    """address article aside blockquote body caption center colgroup dd details dialog dir div
+
+def _names(words: str) -> frozenset[str]:
+    """A set of tag, role or class names written as one whitespace-separated string."""
+    return frozenset(words.split())
+
+
+_BLOCK_TAGS = _names(
+    """
+    address article aside blockquote body caption center colgroup dd details dialog dir div
     dl dt fieldset figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 header hgroup
     legend li listing main menu nav ol optgroup option p plaintext pre search section select
-    summary table tbody textarea tfoot thead tr ul xmp""".split()
+    summary table tbody textarea tfoot thead tr ul xmp
+    """
 )
 _PRE_TAGS = frozenset({"pre", "listing", "plaintext", "xmp", "textarea"})
-_DROP_TAGS = frozenset(
-    """script style noscript template svg iframe object canvas title annotation
-    annotation-xml datalist""".split()
+_DROP_TAGS = _names(
+    """
+    script style noscript template svg iframe object canvas title annotation annotation-xml
+    datalist
+    """
 )
 _BOILERPLATE_TAGS = frozenset({"nav", "aside", "footer", "menu", "dialog"})
-_BOILERPLATE_ROLES = frozenset(
-    """navigation banner contentinfo complementary search menu menubar toolbar dialog
-    alertdialog""".split()
+_BOILERPLATE_ROLES = _names(
+    """
+    navigation banner contentinfo complementary search menu menubar toolbar dialog
+    alertdialog
+    """
 )
-_BOILERPLATE_TOKENS = frozenset(
-    """nav navbar navigation menu menubar topbar masthead header footer cookie cookies consent
+_BOILERPLATE_TOKENS = _names(
+    """
+    nav navbar navigation menu menubar topbar masthead header footer cookie cookies consent
     gdpr banner share sharing sharebar social related recommended recirculation comments
     comment disqus newsletter subscribe subscription signup sidebar sphinxsidebar
     sphinxsidebarwrapper breadcrumb breadcrumbs ad ads advert advertisement sponsored promo
-    skip skiplink toolbar pagination pager widget popup modal""".split()
+    skip skiplink toolbar pagination pager widget popup modal
+    """
 )
 _CLASS_TOKEN = re.compile(r"[a-z0-9]+")
 _LINK_DENSITY = 0.5
@@ -265,6 +289,7 @@ class _Collector:
         any_main = self.any_main
         texts: list[str] = []
         blocks: list[Block] = []
+        new_block = _new_block
         offset = 0
         for raw, pre, boiler, main, tag, link_chars in flushed:
             if pre:
@@ -282,11 +307,13 @@ class _Collector:
             role: Role = "boilerplate" if boiler or (any_main and not main) else "main"
             for text in paragraphs:
                 end = offset + len(text)
-                blocks.append(Block(offset, end, role, tag))
+                blocks.append(new_block(offset, end, role, tag))
                 texts.append(text)
                 offset = end + 2
-        h1 = next((texts[i] for i, b in enumerate(blocks) if b.tag == "h1"), "")
-        title = _fold((self.title or "").replace(_BR_MARK, " ")) or _fold(h1)
+        title = _fold((self.title or "").replace(_BR_MARK, " "))
+        if not title:
+            title = next((texts[i] for i, b in enumerate(blocks) if b.tag == "h1"), "")
+            title = _fold(title)
         author, published = self._metadata()
         return Page("\n\n".join(texts), title, tuple(blocks), author, published)
 
@@ -305,6 +332,14 @@ class _Collector:
             or self.time
         )
         return _clean(author), _clean(published)
+
+
+def _new_block(start: int, end: int, role: Role, tag: str) -> Block:
+    """``Block(start, end, role, tag)`` without the frozen ``__init__``'s per-field setattr
+    calls, which cost a tenth of the whole parse on pages of many short paragraphs."""
+    block: Block = object.__new__(Block)
+    block.__dict__.update(start=start, end=end, role=role, tag=tag)
+    return block
 
 
 def _inner_context(tag: str, attrs: dict[str, str | None], outer: _Context) -> _Context:
@@ -346,19 +381,23 @@ def _walk(tree: LexborHTMLParser, c: _Collector) -> None:
     node = tree.root
     if node is None:
         return
-    append = c.parts.append
+    parts = c.parts
+    append = parts.append
     open_block, close_block = c.open_block, c.close_block
     # lexbor's tag ids are per document for custom elements, so this cache is per walk.
     kinds: dict[int, tuple[int | None, str]] = {}
     links = 0  # open <a href> elements
-    # Each entry: an open node and what closing it must undo (0: nothing).
-    stack: list[tuple[LexborNode, int]] = []
+    # The open ancestors of ``node``, and what closing each must undo (0: nothing).
+    stack: list[LexborNode] = []
+    undos: list[int] = []
     while True:
         undo = 0
         tag_id = node.tag_id
         if tag_id == _TEXT_ID:
-            data = node.text_content
-            append(data)
+            data = node.text_content or ""
+            # Whitespace before a paragraph is nothing, except as indentation in <pre>.
+            if parts or not data.isspace() or c.ctx[2]:
+                append(data)
             if links:
                 c.link_chars += len(data.strip())
         else:
@@ -383,7 +422,8 @@ def _walk(tree: LexborHTMLParser, c: _Collector) -> None:
                 descend = kind != _DROP
             child = node.first_child if descend else None
             if child is not None:
-                stack.append((node, undo))
+                stack.append(node)
+                undos.append(undo)
                 node = child
                 continue
         # Leave the node, then its parents until one has a next sibling.
@@ -398,7 +438,8 @@ def _walk(tree: LexborHTMLParser, c: _Collector) -> None:
             if sibling is not None:
                 node = sibling
                 break
-            node, undo = stack.pop()
+            node = stack.pop()
+            undo = undos.pop()
 
 
 # --- text helpers ----------------------------------------------------------------------------
@@ -414,12 +455,29 @@ def _clean(value: str | None) -> str | None:
 
 
 def _fold_many(raws: list[str]) -> list[str]:
-    """Fold whitespace in many raw paragraphs, each with visible text, in one C-level pass.
+    """Fold whitespace in many raw paragraphs, each with visible text, a batch at a time.
 
-    ``<br>`` marks stay; the lines between them are trimmed by :func:`_group_lines`.
+    Each batch is one C-level split and join (bounded, since splitting makes an object per
+    word). ``<br>`` marks stay; :func:`_group_lines` trims the lines between them.
     """
     separator = f" {_PARA_MARK} "  # folding leaves exactly these spaces around each mark
-    return " ".join(separator.join(raws).split()).split(separator)
+    folded: list[str] = []
+    batch: list[str] = []
+    size = 0
+    for raw in raws:
+        batch.append(raw)
+        size += len(raw)
+        if size > _FOLD_BATCH:
+            folded += " ".join(separator.join(batch).split()).split(separator)
+            batch.clear()
+            size = 0
+    if batch:
+        folded += " ".join(separator.join(batch).split()).split(separator)
+    return folded
+
+
+_FOLD_BATCH = 1 << 18
+"""Characters folded at once."""
 
 
 def _join_cells(row: str) -> str:
@@ -492,16 +550,18 @@ _MAX_DEPTH = 512
 """Nesting beyond this is flattened first: lexbor scans its open-element stack per tag, so
 depth costs quadratic time. Browsers cap the tree at a similar depth."""
 
-_FLAT_TAGS = (
-    "area base br col embed hr img input keygen link meta param source track wbr p li dt dd tr "
-    "td th option optgroup tbody thead tfoot path use circle rect line polyline polygon "
-    "ellipse stop"
-).split()
+_FLAT_TAGS = _names(
+    """
+    area base br col embed hr img input keygen link meta param source track wbr p li dt dd
+    tr td th option optgroup tbody thead tfoot path use circle rect line polyline polygon
+    ellipse stop
+    """
+)
 """Tags that cannot build depth: void elements, elements that close their own kind, and SVG
 shapes that are usually self-closed."""
 
 
-def _trie(words: list[str]) -> str:
+def _trie(words: Iterable[str]) -> str:
     """A regular expression matching exactly ``words``, as a trie (much faster than a|b|c)."""
     tree: dict[str, Any] = {}
     for word in words:
@@ -520,7 +580,7 @@ def _trie(words: list[str]) -> str:
 
 
 # Upper-case tags all count as nesting (no case folding, for speed): that can only overestimate.
-_NESTING_TAG = re.compile(r"<(/?)(?!%s[\s/>])[a-zA-Z]" % _trie(_FLAT_TAGS))
+_NESTING_TAG = re.compile(rf"<(/?)(?!{_trie(_FLAT_TAGS)}[\s/>])[a-zA-Z]")
 _DEPTH_STEP = {"": 1, "/": -1}
 _CHEAP_TAGS = 4096
 """Pages with fewer ``<`` than this cannot nest deep enough to be slow: skip the depth scan."""
@@ -549,7 +609,6 @@ def _cap_depth(html: str) -> str:
 
     An unwrapped block element becomes ``<hr>``, so its paragraph breaks survive.
     """
-    flat = frozenset(_FLAT_TAGS)
     out: list[str] = []
     stack: list[tuple[str, bool]] = []
     open_names: Counter[str] = Counter()
@@ -558,7 +617,7 @@ def _cap_depth(html: str) -> str:
         out.append(html[pos : m.start()])
         pos = m.end()
         name = m.group(2).lower()
-        if name in flat:
+        if name in _FLAT_TAGS:
             out.append(m.group())
         elif not m.group(1):
             kept = len(stack) < _MAX_DEPTH

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-import pytest
 from httpserver import LoopbackServer, respond
 from langgraph.store.memory import InMemoryStore
 
