@@ -79,7 +79,7 @@ def parse_page(html: str | bytes, *, content_type: str | None = None) -> Page:
     for mark in ("\x00", *_MARKS):
         html = html.replace(mark, "")
     if media_type(content_type) in TEXT_TYPES:
-        return _parse_text(html)
+        return _parse_text(html, markdown=media_type(content_type) in _MARKDOWN_TYPES)
     if _nesting_depth(html) > _MAX_DEPTH:
         html = _cap_depth(html)
     # The commonest line break becomes its mark before parsing: a third fewer nodes to walk on
@@ -640,12 +640,29 @@ def _cap_depth(html: str) -> str:
 # --- plain text ------------------------------------------------------------------------------
 
 
-def _parse_text(text: str) -> Page:
-    """Text, Markdown, CSV, JSON and PDF page texts: paragraphs are runs between blank lines."""
+def _parse_text(text: str, *, markdown: bool = False) -> Page:
+    """Text, Markdown, CSV, JSON and PDF page texts: paragraphs are runs between blank lines.
+
+    In Markdown, an ATX heading line (``# Title``) is a heading block of its own (tag ``h1`` to
+    ``h6``), so it never joins the prose after it; the first one is the title.
+    """
     paragraphs = _paragraphs(text, pre=False)
     blocks: list[Block] = []
+    title = ""
     offset = 0
     for p in paragraphs:
-        blocks.append(Block(offset, offset + len(p), "main", "text"))
+        heading = _ATX_HEADING.match(p) if markdown else None
+        if heading is not None:
+            end = offset + heading.end(1)
+            blocks.append(Block(offset, end, "main", f"h{len(heading.group(2))}"))
+            title = title or heading.group(3).strip()
+            if end + 1 < offset + len(p):
+                blocks.append(Block(end + 1, offset + len(p), "main", "text"))
+        else:
+            blocks.append(Block(offset, offset + len(p), "main", "text"))
         offset += len(p) + 2
-    return Page("\n\n".join(paragraphs), "", tuple(blocks))
+    return Page("\n\n".join(paragraphs), title, tuple(blocks))
+
+
+_MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
+_ATX_HEADING = re.compile(r"((#{1,6})[ \t]+([^\n]*))(?:\n|$)")

@@ -14,6 +14,7 @@ from typing import Any
 
 from langgraph.store.base import BaseStore
 
+from quotebound.documents import TEXT_TYPES, media_type
 from quotebound.errors import ConfigError, StoreError
 from quotebound.parsing import Page, parse_page
 from quotebound.tiers import TrustTier
@@ -125,13 +126,15 @@ class RawPage:
 def parsed_page(page: RawPage) -> Page:
     """The parsed page that quotes are extracted from and verified against.
 
-    HTML goes through the HTML parser; text, Markdown and PDF page texts through its
-    ``text/plain`` path, so every kind of page has the same clean text and blocks.
+    HTML goes through the HTML parser; text, Markdown and PDF page texts through its text
+    path (Markdown headings stay headings), so every kind of page has clean text and blocks.
     """
     if page.html is not None:
         return parse_page(page.html, content_type=page.content_type)
-    body = "\n\n".join(page.pages) if page.pages is not None else page.text or ""
-    return parse_page(body, content_type="text/plain")
+    if page.pages is not None:
+        return parse_page("\n\n".join(page.pages), content_type="text/plain")
+    text_type = page.content_type if media_type(page.content_type) in TEXT_TYPES else "text/plain"
+    return parse_page(page.text or "", content_type=text_type)
 
 
 async def put_raw_page(store: BaseStore, thread_id: str, page: RawPage) -> str:

@@ -190,7 +190,9 @@ def test_text_types_keep_characters_and_split_on_blank_lines() -> None:
     for ct in ("text/plain", "text/markdown; charset=utf-8", "application/json", "text/csv"):
         page = parse_page(text, content_type=ct)
         assert _blocks(page) == ["# Title &amp; <b>", "first line\nsecond line", "last"]
-        assert {(b.role, b.tag) for b in page.blocks} == {("main", "text")}
+        tags = ["h1", "text", "text"] if "markdown" in ct else ["text"] * 3
+        assert [(b.role, b.tag) for b in page.blocks] == [("main", t) for t in tags]
+    assert parse_page(text, content_type="text/markdown").title == "Title &amp; <b>"
     assert parse_page(text.encode("utf-16"), content_type="text/plain").text.startswith("# T")
 
 
