@@ -10,6 +10,7 @@ import hashlib
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from langgraph.store.base import BaseStore
@@ -130,11 +131,17 @@ def parsed_page(page: RawPage) -> Page:
     path (Markdown headings stay headings), so every kind of page has clean text and blocks.
     """
     if page.html is not None:
-        return parse_page(page.html, content_type=page.content_type)
+        return _parse(page.html, page.content_type)
     if page.pages is not None:
-        return parse_page("\n\n".join(page.pages), content_type="text/plain")
+        return _parse("\n\n".join(page.pages), "text/plain")
     text_type = page.content_type if media_type(page.content_type) in TEXT_TYPES else "text/plain"
-    return parse_page(page.text or "", content_type=text_type)
+    return _parse(page.text or "", text_type)
+
+
+@lru_cache(maxsize=16)
+def _parse(content: str, content_type: str) -> Page:
+    """Parsing is pure, and fetch, extraction, verification and review each need the page."""
+    return parse_page(content, content_type=content_type)
 
 
 async def put_raw_page(store: BaseStore, thread_id: str, page: RawPage) -> str:
