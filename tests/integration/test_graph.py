@@ -299,8 +299,8 @@ async def test_llm_quoting_part_of_a_candidate_points_at_exactly_those_words(
 async def test_keys_never_reach_state_reports_or_the_store(
     corpus: LocalCorpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-0123456789")
-    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-not-a-real-key-0123")
+    monkeypatch.setenv("OPENAI_API_KEY", "openai-test-not-a-real-key-0123")
+    monkeypatch.setenv("TAVILY_API_KEY", "tavily-test-not-a-real-key-0123")
     store = InMemoryStore()
     out = await _run(corpus, store=store)
     stored = json.dumps([p.to_value() for p in await list_raw_pages(store, "t1")])

@@ -20,7 +20,7 @@ from quotebound.tiers import TrustTier
 
 pytestmark = pytest.mark.integration
 
-KEY = "tvly-SECRET-0123456789abcdef"
+KEY = "tavily-test-SECRET-0123456789abcdef"
 
 
 @dataclass
