@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -165,3 +169,42 @@ def test_no_key_and_no_base_url_means_no_model(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert chat_model_from_env(model=None, base_url=None, api_key=None, timeout_s=5) is None
+
+
+def test_the_command_uses_the_endpoint_in_the_environment(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    """`quotebound research` with OPENAI_BASE_URL set plans and composes through the real
+    client: the same command as without keys, now with an LLM."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "shutil.html").write_text(
+        f"<html><head><title>shutil</title></head><body><main><p>{PAGE}</p></main></body></html>"
+    )
+    fake_openai.replies += [
+        json.dumps({"queries": ["shutil rmtree directory tree"], "coverage_gaps": []}),
+        _reply("shutil.rmtree deletes an entire directory tree.", QUOTE),
+    ]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("QUOTEBOUND_", "TAVILY"))}
+    env.update(
+        OPENAI_BASE_URL=fake_openai.base_url,
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+    )
+    command = [str(Path(sys.executable).with_name("quotebound")), "research", QUESTION,
+               "--corpus", str(corpus), "--base-url", "https://docs.example.org/",
+               "--store", "memory", "--format", "json", "--quiet"]  # fmt: skip
+    done = subprocess.run(
+        command,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["audit"]["composer"] == "llm"
+    assert out["findings"][0]["quote"] == QUOTE.rstrip(".")  # the page's own words
+    assert out["findings"][0]["claim"].startswith("shutil.rmtree deletes an entire directory")
+    assert [r["path"] for r in fake_openai.requests] == ["/v1/chat/completions"] * 2
