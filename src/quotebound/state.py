@@ -61,7 +61,6 @@ class ResearchState(OutputState, total=False):
     queries: list[str]
     queries_done: list[str]
     gaps: list[str]
-    plan_source: str
     candidates: list[dict[str, Any]]
     new_candidates: int
     provider_runs: list[dict[str, Any]]
@@ -71,13 +70,11 @@ class ResearchState(OutputState, total=False):
     text_chars: dict[str, int]
     pending: list[dict[str, Any]]
     evidence: list[EvidenceItem]
-    new_evidence: int
     gates: list[dict[str, Any]]
     records: list[dict[str, Any]]
     rounds: list[RoundRecord]
     decision: Literal["search", "compose", "insufficient"]
     stop_reason: StopReason
-    missing: str
     composition: Composition
     review: dict[str, Any]
     reviews: list[dict[str, Any]]

@@ -18,6 +18,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from openai import OpenAIError
 
+from quotebound.audit import new_record
 from quotebound.compose import composable_evidence
 from quotebound.context import Context
 from quotebound.llm import parse_json_loosely
@@ -210,7 +211,17 @@ async def evaluate(
         decision=a.decision,
         reason=a.reason,
     )
+    records = list(state.get("records") or [])
+    records.append(
+        new_record(
+            records,
+            "evaluate",
+            request={"round": round_no},
+            response_summary={"decision": a.decision, "stop_reason": a.stop_reason},
+        )
+    )
     update: dict[str, Any] = {
+        "records": records,
         "decision": a.decision,
         "gaps": list(a.gaps),
         "rounds": [*(state.get("rounds") or []), record],

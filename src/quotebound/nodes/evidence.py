@@ -113,7 +113,6 @@ async def verify_evidence(state: ResearchState, runtime: Runtime[Context]) -> di
     )
     update = {
         "evidence": [*(state.get("evidence") or []), *new],
-        "new_evidence": passed,
         "pending": [],
         "records": records,
     }

@@ -9,6 +9,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from openai import OpenAIError
 
+from quotebound.audit import new_record
 from quotebound.context import Context
 from quotebound.llm import parse_json_loosely
 from quotebound.nodes.deps import Deps
@@ -42,12 +43,21 @@ async def plan(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) -
         except PlanError as exc:
             warnings.append(f"planner output invalid ({exc}); used the deterministic planner")
     round_no = int(state.get("round", 0)) + 1
+    records = list(state.get("records") or [])
+    records.append(
+        new_record(
+            records,
+            "plan",
+            request={"round": round_no, "gaps": gaps, "asked_before": len(done)},
+            response_summary={"planner": chosen.source, "queries": list(chosen.queries)},
+        )
+    )
     update: dict[str, Any] = {
         "round": round_no,
         "queries": list(chosen.queries),
         "queries_done": [*done, *chosen.queries],
         "gaps": list(chosen.coverage_gaps),
-        "plan_source": chosen.source,
+        "records": records,
         "warnings": warnings,
     }
     emit(runtime, {**state, **update}, "plan", f"round {round_no}: {len(chosen.queries)} queries")
