@@ -21,6 +21,7 @@ from langgraph.store.memory import InMemoryStore
 
 from quotebound.context import make_context
 from quotebound.corpus import LocalCorpus
+from quotebound.errors import ConfigError
 from quotebound.graph import build_graph
 from quotebound.nodes.deps import Deps
 from quotebound.rawstore import get_raw_page, list_raw_pages, parsed_page
@@ -306,3 +307,11 @@ async def test_keys_never_reach_state_reports_or_the_store(
     stored = json.dumps([p.to_value() for p in await list_raw_pages(store, "t1")])
     for blob in (json.dumps(out), stored):
         assert "not-a-real-key" not in blob
+
+
+@pytest.mark.parametrize(("question", "message"), [("   ", "non-empty"), ("why " * 600, "at most")])
+async def test_empty_or_huge_questions_are_refused_clearly(
+    corpus: LocalCorpus, question: str, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        await _run(corpus, question)

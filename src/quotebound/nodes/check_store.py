@@ -17,11 +17,13 @@ from quotebound.nodes.events import emit
 from quotebound.rawstore import validate_thread_id
 from quotebound.state import ResearchState
 
-__all__ = ["check_store"]
+__all__ = ["MAX_QUESTION_CHARS", "check_store"]
 
 log = logging.getLogger(__name__)
 
 _INPUT_OPTIONS = ("profile", "max_sources", "max_rounds")
+MAX_QUESTION_CHARS = 2000
+"""A question is a question, not a document: longer input is refused with a clear error."""
 
 
 async def check_store(
@@ -31,6 +33,10 @@ async def check_store(
     question = (state.get("question") or "").strip()
     if not question:
         raise ConfigError("question must be a non-empty string")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise ConfigError(
+            f"question must be at most {MAX_QUESTION_CHARS} characters, got {len(question)}"
+        )
     explicit = {k: state[k] for k in _INPUT_OPTIONS if state.get(k) is not None}  # type: ignore[literal-required]
     settings = (runtime.context or Context()).resolved(**explicit)
     # Fail fast on configuration that cannot work; building a corpus touches the disk.
