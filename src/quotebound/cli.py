@@ -53,8 +53,8 @@ def _positive_int(raw: str) -> int:
         value = int(raw)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {raw!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {raw!r}")
+    if not 1 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"must be an integer from 1 to 1000000, got {raw!r}")
     return value
 
 
@@ -174,7 +174,7 @@ async def _research(args: argparse.Namespace) -> int:
     context = make_context(args.profile, **explicit)
     with _progress(args) as progress:
         async with open_store(args.store) as handle:
-            _prepare_corpus(context, progress)
+            _prepare_corpus(context.resolved(), progress)
             progress.note(f"thread {thread_id} in {handle.uri}")
             result = await run_research(
                 question,

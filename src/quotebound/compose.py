@@ -24,7 +24,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from quotebound.conflicts import numeric_conflicts
 from quotebound.errors import QuoteboundError
-from quotebound.llm import parse_json_loosely
+from quotebound.llm import ModelError, ask_json
 from quotebound.prompts import (
     COMPOSE_FEEDBACK,
     COMPOSE_SYSTEM,
@@ -281,19 +281,19 @@ async def compose_llm(
     model: BaseChatModel,
     max_findings: int = 8,
     feedback: Sequence[str] = (),
+    timeout_s: float = 60.0,
 ) -> Composition:
     """Ask ``model`` to select and phrase claims over numbered quotes; validate its JSON.
 
-    Raises :class:`ComposeError` when the reply is not repairable JSON of the expected shape,
-    or when none of its claims cites a quote it was shown.
+    Raises :class:`ComposeError` when the model fails or times out, when the reply is not
+    repairable JSON of the expected shape, or when none of its claims cites a quote it was shown.
     """
     messages, shown = _prompt(question, evidence, max_findings=max_findings, feedback=feedback)
     usable = {e["evidence_id"]: e for e in composable_evidence(evidence)}
-    reply = await model.ainvoke(messages)
     try:
-        data = parse_json_loosely(reply.text)
-    except ValueError as exc:
-        raise ComposeError(f"model reply is not JSON: {exc}") from exc
+        data = await ask_json(model, messages, timeout_s=timeout_s)
+    except ModelError as exc:
+        raise ComposeError(str(exc)) from None
     if not isinstance(data, dict):
         raise ComposeError(f"model reply must be a JSON object, got {type(data).__name__}")
     raw_claims = data.get("claims", [])

@@ -9,6 +9,7 @@ Provider keys are never configuration fields: they stay in ``TAVILY_API_KEY`` an
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -64,7 +65,7 @@ class Context:
     )
     corpus_dir: str | None = _f("A local directory of HTML/Markdown/text/PDF files to search.")
     corpus_base_url: str | None = _f("Public URL that corpus paths are cited under.")
-    corpus_tier: int | None = _f("Trust tier of corpus documents (0-3; default 2, primary).")
+    corpus_tier: int | None = _f("Trust tier of corpus documents (1-3; default 2, primary).")
     max_rounds: int | None = _f("Most search-read-evaluate rounds.")
     max_queries: int | None = _f("Most search queries per round.")
     max_sources: int | None = _f("Most sources read (fetched) in the whole run.")
@@ -129,8 +130,15 @@ _DEFAULTS: dict[str, Any] = {
 
 
 def make_context(profile: str | None = None, **explicit: Any) -> Context:
-    """A fully resolved Context; raises ConfigError on a bad value."""
-    return Context().resolved(profile=profile, **explicit)
+    """A Context holding just these choices, checked now (ConfigError on a bad value).
+
+    It is resolved (profile, environment, defaults) when a run starts, so options given in
+    the graph's input, such as a profile, still apply; call :meth:`Context.resolved` to see
+    the values a run would use.
+    """
+    chosen = {k: v for k, v in {**explicit, "profile": profile}.items() if v is not None}
+    Context().resolved(**chosen)
+    return Context(**chosen)
 
 
 def _field_types() -> dict[str, str]:
@@ -184,6 +192,10 @@ _POSITIVE = (
 )
 
 
+_MAX_NUMBER = 1_000_000
+"""No budget needs more; larger values are typos (and overflow the fetcher's timers)."""
+
+
 def _validated(ctx: Context) -> Context:
     for name, choices in _CHOICES.items():
         value = getattr(ctx, name)
@@ -191,8 +203,15 @@ def _validated(ctx: Context) -> Context:
             raise ConfigError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
     for name in _POSITIVE:
         value = getattr(ctx, name)
-        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise ConfigError(f"{name} must be a positive number, got {value!r}")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or not 0 < value <= _MAX_NUMBER
+        ):
+            raise ConfigError(
+                f"{name} must be a positive number up to {_MAX_NUMBER}, got {value!r}"
+            )
     if not isinstance(ctx.max_revisions, int) or ctx.max_revisions < 0:
         raise ConfigError(f"max_revisions must be 0 or more, got {ctx.max_revisions!r}")
     if ctx.corpus_tier not in tuple(int(t) for t in TrustTier)[1:]:

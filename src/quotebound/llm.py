@@ -7,16 +7,28 @@ fences, prose around the JSON, trailing commas, single-quoted strings.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
-__all__ = ["DEFAULT_MODEL", "LOCAL_API_KEY", "chat_model_from_env", "parse_json_loosely"]
+from quotebound.errors import QuoteboundError
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "LOCAL_API_KEY",
+    "ModelError",
+    "ask_json",
+    "chat_model_from_env",
+    "parse_json_loosely",
+]
 
 DEFAULT_MODEL = "gpt-4o-mini"
 """The model asked for when none is configured."""
@@ -48,6 +60,34 @@ def chat_model_from_env(
     )
 
 
+class ModelError(QuoteboundError, ValueError):
+    """The model could not be asked, or did not answer with JSON. The message names only the
+    kind of failure: provider error text can echo the key it was sent."""
+
+
+async def ask_json(
+    model: BaseChatModel, messages: Sequence[BaseMessage], *, timeout_s: float
+) -> Any:
+    """The JSON value of ``model``'s reply to ``messages``, within ``timeout_s`` seconds.
+
+    Every caller has a deterministic fallback, so any failure of the provider, the client, the
+    clock or the reply becomes one :class:`ModelError` that the caller records and falls back
+    on, never a crashed run.
+    """
+    try:
+        async with asyncio.timeout(max(0.1, timeout_s)):
+            reply = await model.ainvoke(list(messages))
+    except Exception as exc:
+        status = getattr(exc, "status_code", None)
+        raise ModelError(
+            f"model call failed: {type(exc).__name__}" + (f" (HTTP {status})" if status else "")
+        ) from None
+    try:
+        return parse_json_loosely(reply.text)
+    except ValueError as exc:
+        raise ModelError(f"model reply is not JSON: {exc}") from None
+
+
 def parse_json_loosely(text: str) -> Any:
     """The JSON value in a model's reply; raises ``ValueError`` with a short reason."""
     stripped = _strip_fences(text.strip())
@@ -60,6 +100,8 @@ def parse_json_loosely(text: str) -> Any:
             return json.loads(candidate)
         except json.JSONDecodeError as exc:
             reason = f"invalid JSON ({exc.msg} at char {exc.pos})"
+        except RecursionError:
+            reason = "JSON nested too deeply"
     raise ValueError(reason)
 
 

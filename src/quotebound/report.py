@@ -20,6 +20,7 @@ __all__ = ["grounding_confidence", "render_report", "report_tier"]
 Confidence = Literal["high", "medium", "low", "insufficient"]
 
 _NEWLINES = re.compile(r"\s*[\r\n]+\s*")
+_INERT = re.compile(r"[\\\[\]<>]")
 _DEFAULT_MISSING = "a passage in the sources read that answers the question"
 _DEFAULT_DISABLED = (
     "no Store or thread id was available, so no page could be stored and no quote checked"
@@ -153,8 +154,9 @@ def _tier(tier: int) -> str:
 
 
 def _inline(text: str) -> str:
-    """One line of Markdown text: newlines folded, brackets escaped so no link can form."""
-    return _NEWLINES.sub(" ", text.strip()).replace("[", "\\[").replace("]", "\\]")
+    """One line of inert Markdown: newlines folded; brackets, angle brackets and backslashes
+    escaped, so page text can form no link, image, autolink or HTML tag in the report."""
+    return _INERT.sub(r"\\\g<0>", _NEWLINES.sub(" ", text.strip()))
 
 
 def _link(title: str, url: str) -> str:

@@ -16,7 +16,7 @@ from enum import StrEnum
 from quotebound.records import Composition, EvidenceItem, Finding
 from quotebound.relevance import content_terms, sentence_spans, term_coverage
 from quotebound.urls import canonical_url
-from quotebound.verification import verify_quote
+from quotebound.verification import NEGATIONS, verify_quote
 
 __all__ = ["ANSWER", "MIN_SUPPORT", "ReviewCode", "ReviewProblem", "ReviewResult", "quality_review"]
 
@@ -28,6 +28,7 @@ ANSWER = -1
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _URL = re.compile(r"https?://[^\s)\]>\"']+", re.IGNORECASE)
+_NEGATION_WORD = re.compile(r"[A-Za-z]+n[’']t|[A-Za-z]+")
 _OPENERS = "\"'*`-–—•> \t\n"
 
 
@@ -39,6 +40,7 @@ class ReviewCode(StrEnum):
     URL_NOT_FETCHED = "url_not_fetched"
     UNSUPPORTED_NUMBER = "unsupported_number"
     UNSUPPORTED_NAME = "unsupported_name"
+    UNSUPPORTED_NEGATION = "unsupported_negation"
     LOW_SUPPORT = "low_support"
     EMPTY_CLAIM = "empty_claim"
 
@@ -94,9 +96,15 @@ def quality_review(
         )
     answer = composition["answer"]
     if answer.strip():
+        support = " \n".join(cited_quotes)
         problems.extend(
             ReviewProblem(ANSWER, code.value, detail)
-            for code, detail in _check_text(answer, " \n".join(cited_quotes), fetched)
+            for code, detail in _check_text(answer, support, fetched)
+        )
+        problems.extend(
+            ReviewProblem(ANSWER, code.value, detail)
+            for start, end in sentence_spans(answer)
+            for code, detail in _check_support(answer[start:end], support)
         )
     return ReviewResult(
         passed=not problems,
@@ -132,16 +140,22 @@ def _check_finding(
         return out
     support = " \n".join(e["quote"] for e in cited)
     out.extend(_check_text(finding["claim"], support, fetched))
-    coverage = term_coverage(_URL.sub(" ", finding["claim"]), support)
-    if coverage < MIN_SUPPORT:
-        out.append(
-            (
-                ReviewCode.LOW_SUPPORT,
-                f"only {coverage:.0%} of the claim's terms are in its quotes "
-                f"(at least {MIN_SUPPORT:.0%} needed)",
-            )
-        )
+    out.extend(_check_support(finding["claim"], support))
     return out
+
+
+def _check_support(text: str, support: str) -> list[tuple[ReviewCode, str]]:
+    """Enough of ``text``'s terms are in its quotes (a claim, or one sentence of the answer)."""
+    coverage = term_coverage(_URL.sub(" ", text), support)
+    if coverage >= MIN_SUPPORT:
+        return []
+    return [
+        (
+            ReviewCode.LOW_SUPPORT,
+            f"only {coverage:.0%} of {text[:80]!r}'s terms are in its quotes "
+            f"(at least {MIN_SUPPORT:.0%} needed)",
+        )
+    ]
 
 
 def _check_quote(
@@ -168,7 +182,8 @@ def _check_quote(
 
 
 def _check_text(text: str, support: str, fetched: set[str]) -> list[tuple[ReviewCode, str]]:
-    """Numbers, names and URLs in ``text`` that ``support`` (its quotes) does not contain."""
+    """Numbers, names and negations in ``text`` that ``support`` (its quotes) lacks, and
+    URLs this thread did not fetch (even ones its quotes mention: a claim never cites them)."""
     urls = dict.fromkeys(m.rstrip(".,;:!?") for m in _URL.findall(text))
     out: list[tuple[ReviewCode, str]] = [
         (ReviewCode.URL_NOT_FETCHED, f"mentions {u!r}, which was not fetched")
@@ -176,6 +191,12 @@ def _check_text(text: str, support: str, fetched: set[str]) -> list[tuple[Review
         if canonical_url(u) not in fetched
     ]
     prose = _URL.sub(" ", text)
+    negations = _negations(support)
+    out.extend(
+        (ReviewCode.UNSUPPORTED_NEGATION, f"{n!r} negates what its quotes say")
+        for n in _negations(prose)
+        if n not in negations
+    )
     numbers = {t for t in content_terms(support) if t[0].isdigit()}
     out.extend(
         (ReviewCode.UNSUPPORTED_NUMBER, f"{n!r} is not in its quotes")
@@ -189,6 +210,13 @@ def _check_text(text: str, support: str, fetched: set[str]) -> list[tuple[Review
         if name.lower() not in words
     )
     return out
+
+
+def _negations(text: str) -> list[str]:
+    """Negation words in ``text`` (``isn't`` counts as ``not``), in order, once each."""
+    words = [w.lower() for w in _NEGATION_WORD.findall(text)]
+    found = ["not" if w.endswith("n't") or w.endswith("n’t") else w for w in words]
+    return list(dict.fromkeys(w for w in found if w in NEGATIONS or w == "not"))
 
 
 def _names(text: str) -> list[str]:

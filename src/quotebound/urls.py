@@ -16,14 +16,18 @@ def canonical_url(url: str) -> str:
 
     Lower-cases scheme and host, drops the default port and the fragment, removes ``utm_*``
     and click-id parameters, sorts the remaining query parameters, gives an empty path "/",
-    and never keeps credentials.
+    and never keeps credentials. Never raises: a URL too malformed to split (a bad IPv6
+    literal, a port out of range) is its own canonical form, and fetch refuses it later.
     """
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return url.strip()
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower()
     if ":" in host:  # IPv6 literal
         host = f"[{host}]"
-    port = parts.port
     netloc = host if port is None or _DEFAULT_PORTS.get(scheme) == port else f"{host}:{port}"
     query = sorted(
         (k, v)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -158,6 +159,8 @@ async def test_prompt_injection_adds_no_source_or_citation(corpus: LocalCorpus) 
     assert all(s["url"].startswith(BASE) for s in out["sources"])
     assert "999" not in " ".join(f["claim"] for f in out["findings"])
     assert "evil.example/steal" not in out["answer"]
+    assert "Ignore previous instructions" not in json.dumps(out["findings"])
+    assert any("addressing the model" in w for w in out["audit"]["warnings"])
 
 
 # --- LLM mode, scripted -------------------------------------------------------------------
@@ -315,3 +318,64 @@ async def test_empty_or_huge_questions_are_refused_clearly(
 ) -> None:
     with pytest.raises(ConfigError, match=message):
         await _run(corpus, question)
+
+
+# --- what a misbehaving model or a hostile page must never do ------------------------------
+
+
+class _Broken(FakeListChatModel):
+    """A chat model whose provider fails, echoing the key it was sent, as some servers do."""
+
+    async def _agenerate(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("401 Invalid API key provided: Bearer sk-ECHOED-KEY-123")
+
+
+async def test_a_failing_model_falls_back_and_its_error_text_is_not_kept(
+    corpus: LocalCorpus,
+) -> None:
+    out = await _run(corpus, model=_Broken(responses=["unused"]))
+    assert out["status"] == "answered"
+    assert out["audit"]["composer"] == "extractive"
+    assert any("RuntimeError" in w for w in out["audit"]["warnings"])
+    assert "ECHOED-KEY" not in json.dumps(out)
+
+
+async def test_a_deeply_nested_reply_falls_back(corpus: LocalCorpus) -> None:
+    out, _ = await _llm_run(corpus, ["[" * 100_000])
+    assert out["status"] == "answered" and out["audit"]["composer"] == "extractive"
+
+
+async def test_a_negated_answer_or_claim_is_caught(corpus: LocalCorpus) -> None:
+    negated = json.dumps(
+        {
+            "answer": "The Tern client never has a default timeout of 30 seconds.",
+            "claims": [
+                {
+                    "claim": "Every request does not have a default timeout of 30 seconds.",
+                    "evidence_ids": [1],
+                    "quote": TIMEOUT_QUOTE,
+                }
+            ],
+        }
+    )
+    out, _ = await _llm_run(corpus, [negated, _good()])
+    codes = {p["code"] for p in out["audit"]["reviews"][0]["problems"]}
+    assert "unsupported_negation" in codes
+    assert "never" not in out["answer"] and "not" not in out["findings"][0]["claim"]
+
+
+async def test_page_markup_in_quotes_is_inert_in_the_report(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "widget.md").write_text(
+        "The widget frobnicator rotates every widget ninety degrees before packing, "
+        'as the <a href="//evil.example/steal">packing guide</a> explains with '
+        '<img src="//evil.example/t.png"> a diagram for new staff.\n'
+    )
+    lc = LocalCorpus(root, base_url=BASE, index_path=tmp_path / "i.sqlite")
+    out = await _run(lc, "Does the widget frobnicator rotate every widget before packing?")
+    assert out["status"] == "answered"
+    assert "<a href" in out["findings"][0]["quote"]  # the finding keeps the page's exact words
+    report = out["report_markdown"]
+    assert re.search(r"(?<!\\)[<>]", report) is None  # every angle bracket is escaped
+    assert "\\<a href" in report

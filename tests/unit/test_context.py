@@ -18,7 +18,7 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_defaults_are_the_chat_profile() -> None:
-    ctx = make_context()
+    ctx = make_context().resolved()
     assert ctx.profile == "chat"
     for name, value in PROFILES["chat"].items():
         assert getattr(ctx, name) == value
@@ -26,12 +26,12 @@ def test_defaults_are_the_chat_profile() -> None:
 
 def test_environment_beats_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QUOTEBOUND_MAX_SOURCES", "7")
-    assert make_context().max_sources == 7
+    assert make_context().resolved().max_sources == 7
 
 
 def test_explicit_profile_beats_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QUOTEBOUND_MAX_SOURCES", "7")
-    assert make_context("deep").max_sources == PROFILES["deep"]["max_sources"]
+    assert make_context("deep").resolved().max_sources == PROFILES["deep"]["max_sources"]
 
 
 def test_environment_beats_a_profile_chosen_in_the_environment(
@@ -39,7 +39,7 @@ def test_environment_beats_a_profile_chosen_in_the_environment(
 ) -> None:
     monkeypatch.setenv("QUOTEBOUND_PROFILE", "deep")
     monkeypatch.setenv("QUOTEBOUND_MAX_SOURCES", "7")
-    ctx = make_context()
+    ctx = make_context().resolved()
     assert (ctx.profile, ctx.max_sources, ctx.max_rounds) == (
         "deep",
         7,
@@ -48,12 +48,12 @@ def test_environment_beats_a_profile_chosen_in_the_environment(
 
 
 def test_explicit_argument_beats_profile() -> None:
-    assert make_context("deep", max_sources=3).max_sources == 3
+    assert make_context("deep", max_sources=3).resolved().max_sources == 3
     assert Context(max_rounds=1).resolved(profile="deep").max_rounds == 1
 
 
 def test_resolution_is_idempotent() -> None:
-    ctx = make_context("deep", max_sources=5)
+    ctx = make_context("deep", max_sources=5).resolved()
     assert ctx.resolved() == ctx
 
 
@@ -66,6 +66,8 @@ def test_resolution_is_idempotent() -> None:
         ("QUOTEBOUND_PROFILE", "turbo", "profile must be one of"),
         ("QUOTEBOUND_PROVIDER", "bing", "provider must be one of"),
         ("QUOTEBOUND_MAX_ROUNDS", "0", "positive"),
+        ("QUOTEBOUND_MAX_ROUNDS", "99999999999999999999", "up to"),
+        ("QUOTEBOUND_TIME_BUDGET_S", "nan", "positive"),
     ],
 )
 def test_malformed_environment_is_a_clear_error(
@@ -87,3 +89,10 @@ def test_every_field_has_a_description() -> None:
     from dataclasses import fields
 
     assert all(f.metadata.get("description") for f in fields(Context))
+
+
+def test_make_context_keeps_only_the_choices_so_run_options_still_apply() -> None:
+    ctx = make_context(max_sources=3)
+    assert ctx.max_rounds is None
+    resolved = ctx.resolved(profile="deep")  # e.g. a profile in the graph input
+    assert (resolved.max_sources, resolved.max_rounds) == (3, PROFILES["deep"]["max_rounds"])

@@ -146,7 +146,7 @@ def test_url_mentioned_in_claim_or_answer_must_have_been_fetched() -> None:
     )
     assert (1, "url_not_fetched") in _codes(_review(findings))
     result = _review(_good(), answer=f"See http://evil.example and {SHUTIL.url}.")
-    assert _codes(result) == [(ANSWER, "url_not_fetched")]
+    assert _codes(result)[0] == (ANSWER, "url_not_fetched")
     assert result.feedback()[0].startswith("answer: url_not_fetched")
 
 

@@ -1,11 +1,15 @@
-"""compose: an answer from relevant verified evidence — LLM selector, or extractive."""
+"""compose: an answer from relevant verified evidence — LLM selector, or extractive.
+
+The model gets what is left of the run's time budget; once that is spent, or when the model
+fails, the extractive composer answers from the same evidence.
+"""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from langgraph.runtime import Runtime
-from openai import OpenAIError
 
 from quotebound.audit import new_record
 from quotebound.compose import ComposeError, compose_extractive, compose_llm
@@ -36,9 +40,10 @@ async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps
                 model=model,
                 max_findings=max_findings,
                 feedback=feedback,
+                timeout_s=float(state.get("deadline") or 0) - time.time(),
             )
-        except (ComposeError, OpenAIError) as exc:
-            warnings.append(f"LLM composer failed ({type(exc).__name__}); composed extractively")
+        except ComposeError as exc:
+            warnings.append(f"LLM composer failed ({exc}); composed extractively")
             composition = compose_extractive(state["question"], evidence, max_findings=max_findings)
     else:
         composition = compose_extractive(state["question"], evidence, max_findings=max_findings)

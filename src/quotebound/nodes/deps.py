@@ -26,6 +26,8 @@ from quotebound.tiers import TrustTier
 
 __all__ = ["Deps", "Toolkit"]
 
+_TOOLKITS_KEPT = 8
+
 
 @dataclass(frozen=True)
 class Toolkit:
@@ -63,6 +65,8 @@ class Deps:
             os.environ.get("OPENAI_BASE_URL"),
         )
         if key not in self._cache:
+            if len(self._cache) >= _TOOLKITS_KEPT:  # a server sees many contexts: keep a few
+                del self._cache[next(iter(self._cache))]
             self._cache[key] = self._build(settings)
         return self._cache[key]
 

@@ -7,7 +7,6 @@ lasts; it never overrides a budget or time stop, nor a round with nothing releva
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from dataclasses import dataclass, replace
@@ -16,12 +15,11 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
-from openai import OpenAIError
 
 from quotebound.audit import new_record
 from quotebound.compose import composable_evidence
 from quotebound.context import Context
-from quotebound.llm import parse_json_loosely
+from quotebound.llm import ModelError, ask_json
 from quotebound.nodes.deps import Deps
 from quotebound.nodes.events import emit
 from quotebound.prompts import EVALUATE_SYSTEM
@@ -173,11 +171,9 @@ async def _judge(
     )
     messages = [SystemMessage(EVALUATE_SYSTEM), HumanMessage("\n\n".join(lines))]
     try:
-        async with asyncio.timeout(timeout_s):
-            reply = await model.ainvoke(messages)
-        data = parse_json_loosely(str(reply.content))
-    except (ValueError, OpenAIError, TimeoutError) as exc:
-        raise JudgmentError(f"{type(exc).__name__}: {str(exc)[:200]}") from exc
+        data = await ask_json(model, messages, timeout_s=timeout_s)
+    except ModelError as exc:
+        raise JudgmentError(str(exc)) from None
     return validate_judgment(data)
 
 

@@ -14,6 +14,7 @@ from quotebound.audit import new_record
 from quotebound.candidates import HASH_VERSION, extract_candidates
 from quotebound.context import Context
 from quotebound.errors import StoreError
+from quotebound.injection import addresses_the_model
 from quotebound.nodes.events import emit
 from quotebound.rawstore import get_raw_page, parsed_page
 from quotebound.records import EvidenceItem
@@ -44,15 +45,19 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
     sources = {s["source_id"]: s for s in state.get("fetched") or []}
     known = {e["evidence_id"] for e in state.get("evidence") or []}
     pending: list[dict[str, Any]] = []
+    set_aside = 0
     for sid in state.get("round_sources") or []:
         page = await get_raw_page(runtime.store, thread_id, sid)
         if page is None:
             continue
-        scored = [
-            (relevance(question, c.quote), i, c)
-            for i, c in enumerate(extract_candidates(parsed_page(page), source_id=sid))
+        candidates = [
+            c
+            for c in extract_candidates(parsed_page(page), source_id=sid)
             if c.evidence_id not in known
         ]
+        kept = [c for c in candidates if not addresses_the_model(c.quote)]
+        set_aside += len(candidates) - len(kept)
+        scored = [(relevance(question, c.quote), i, c) for i, c in enumerate(kept)]
         scored.sort(key=lambda t: (-t[0], t[1]))
         for score, _, c in scored[:MAX_CANDIDATES_PER_SOURCE]:
             pending.append(
@@ -81,10 +86,15 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
                 "sources": list(state.get("round_sources") or []),
                 "hash_version": HASH_VERSION,
             },
-            response_summary={"candidates": len(pending)},
+            response_summary={"candidates": len(pending), "addressing_the_model": set_aside},
         )
     )
-    update = {"pending": pending, "records": records}
+    warnings = list(state.get("warnings") or [])
+    if set_aside:
+        warnings.append(
+            f"extract_evidence: {set_aside} passage(s) addressing the model set aside (injection)"
+        )
+    update = {"pending": pending, "records": records, "warnings": warnings}
     emit(runtime, {**state, **update}, "extract_evidence", f"{len(pending)} candidate quotes")
     return update
 
