@@ -25,6 +25,8 @@ ProviderName = Literal["auto", "tavily", "corpus", "embedded"]
 Composer = Literal["auto", "llm", "extractive"]
 
 ENV_PREFIX = "QUOTEBOUND_"
+DEFAULT_MODEL = "gpt-4o-mini"
+"""The chat model asked for when none is configured."""
 
 PROFILES: dict[str, dict[str, Any]] = {
     "chat": {
@@ -121,7 +123,7 @@ _DEFAULTS: dict[str, Any] = {
     "search_results": 8,
     "max_revisions": 2,
     "composer": "auto",
-    "model": "gpt-4o-mini",
+    "model": DEFAULT_MODEL,
     "tavily_topic": "general",
     "tavily_raw_content": False,
     "respect_robots": True,

@@ -19,6 +19,7 @@ from langchain_core.messages import BaseMessage
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
+from quotebound.context import DEFAULT_MODEL
 from quotebound.errors import QuoteboundError
 
 __all__ = [
@@ -30,8 +31,6 @@ __all__ = [
     "parse_json_loosely",
 ]
 
-DEFAULT_MODEL = "gpt-4o-mini"
-"""The model asked for when none is configured."""
 LOCAL_API_KEY = "not-needed"
 """The placeholder key sent to a configured base URL when no key is set (local servers)."""
 

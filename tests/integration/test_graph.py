@@ -379,3 +379,16 @@ async def test_page_markup_in_quotes_is_inert_in_the_report(tmp_path: Path) -> N
     report = out["report_markdown"]
     assert re.search(r"(?<!\\)[<>]", report) is None  # every angle bracket is escaped
     assert "\\<a href" in report
+
+
+async def test_an_answer_rejected_by_review_says_so(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "mirror.md").write_text(
+        "The Tern release archive is mirrored at https://mirror.example.net/tern every night, "
+        "and the mirror keeps the last thirty releases of the Tern client for download.\n"
+    )
+    lc = LocalCorpus(root, base_url=BASE, index_path=tmp_path / "i.sqlite")
+    out = await _run(lc, "Where is the Tern release archive mirrored every night?")
+    assert out["status"] == "insufficient_evidence"
+    assert "rejected by quality review (url_not_fetched)" in out["report_markdown"]

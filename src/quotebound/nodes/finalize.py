@@ -45,6 +45,14 @@ def _missing(state: ResearchState) -> str:
         return f"{g['gate']} gate failed ({g['reason']}): " + "; ".join(g["errors"])
     read = len(state.get("fetched") or [])
     gaps = state.get("gaps") or sub_questions(state["question"])
+    reviews = state.get("reviews") or []
+    if reviews and not reviews[-1]["passed"]:
+        codes = sorted({p["code"] for p in reviews[-1]["problems"]})
+        return (
+            "the verified quotes that address it were rejected by quality review ("
+            + ", ".join(codes)
+            + "); see the audit"
+        )
     return (
         f"None of the {read} source(s) read contains a verified quote that addresses: "
         + "; ".join(gaps)
