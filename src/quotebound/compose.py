@@ -144,9 +144,19 @@ def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
 
 
 def _best_sentence(question: str, quote: str) -> str:
-    """The quote's sentence most relevant to the question (the first on ties), verbatim."""
+    """The quote's sentence most relevant to the question (the first on ties), verbatim.
+
+    Relevant sentences without a URL come first: a claim never cites a page the thread did
+    not fetch, so review would reject one that carries a link.
+    """
     spans = sentence_spans(quote) or [(0, len(quote))]
-    start, end = max(spans, key=lambda s: (relevance(question, quote[s[0] : s[1]]), -s[0]))
+
+    def rank(span: tuple[int, int]) -> tuple[bool, float, int]:
+        score = relevance(question, quote[span[0] : span[1]])
+        linkless = _URL.search(quote, span[0], span[1]) is None
+        return (linkless and score >= RELEVANCE_THRESHOLD, score, -span[0])
+
+    start, end = max(spans, key=rank)
     return quote[start:end]
 
 
