@@ -1,8 +1,17 @@
 """Deployment entrypoint named by langgraph.json: the research graph compiled bare.
 
-The LangGraph server (and `langgraph dev`) injects its own store and checkpointer.
+The LangGraph server (and `langgraph dev`) injects its own store and checkpointer. Clients
+send a context, so a local corpus is allowed only inside the directories listed (separated
+by the platform's path separator) in QUOTEBOUND_CORPUS_ROOTS; by default none.
 """
 
-from quotebound.graph import build_graph
+import os
+from pathlib import Path
 
-graph = build_graph().compile()
+from quotebound.graph import build_graph
+from quotebound.nodes.deps import Deps
+
+_roots = os.environ.get("QUOTEBOUND_CORPUS_ROOTS", "")
+graph = build_graph(
+    Deps(corpus_roots=[Path(p) for p in _roots.split(os.pathsep) if p.strip()])
+).compile()

@@ -392,3 +392,22 @@ async def test_an_answer_rejected_by_review_says_so(tmp_path: Path) -> None:
     out = await _run(lc, "Where is the Tern release archive mirrored every night?")
     assert out["status"] == "insufficient_evidence"
     assert "rejected by quality review (url_not_fetched)" in out["report_markdown"]
+
+
+async def test_a_server_indexes_no_directory_outside_its_corpus_roots(
+    tmp_path: Path, corpus: LocalCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the index built here
+    graph = build_graph(Deps(corpus_roots=[corpus.root])).compile(store=InMemoryStore())
+    config = {"configurable": {"thread_id": "srv"}}
+    elsewhere = tmp_path / "private"
+    elsewhere.mkdir()
+    with pytest.raises(ConfigError, match="not inside an allowed corpus root"):
+        await graph.ainvoke(
+            {"question": QUESTION},
+            config=config,  # type: ignore[arg-type]
+            context=make_context(provider="corpus", corpus_dir=str(elsewhere)),
+        )
+    inside = make_context(provider="corpus", corpus_dir=str(corpus.root), composer="extractive")
+    out = await graph.ainvoke({"question": QUESTION}, config=config, context=inside)  # type: ignore[arg-type]
+    assert out["status"] == "answered"

@@ -54,6 +54,10 @@ class Deps:
     fetch_policy: FetchPolicy | None = None
     resolver: Resolver | None = None
     chat_model: BaseChatModel | None = None
+    corpus_roots: Sequence[Path] | None = None
+    """Directories a run's ``corpus_dir`` must lie in; None allows any (scripts and the
+    command, whose user owns the machine). A server sets it, so that a client's context
+    cannot make it index and quote arbitrary server files."""
     _cache: dict[tuple[Any, ...], Toolkit] = field(default_factory=dict, repr=False)
 
     def toolkit(self, settings: Context) -> Toolkit:
@@ -71,7 +75,11 @@ class Deps:
         return self._cache[key]
 
     def _build(self, settings: Context) -> Toolkit:
-        providers = list(self.providers) if self.providers is not None else _providers(settings)
+        providers = (
+            list(self.providers)
+            if self.providers is not None
+            else _providers(settings, self.corpus_roots)
+        )
         corpora = {p.name: p for p in providers if isinstance(p, LocalCorpus)}
         policy = self.fetch_policy or FetchPolicy()
         policy = replace(
@@ -97,8 +105,16 @@ class Deps:
         return Toolkit(tuple(providers), corpora, model, policy, self.resolver)
 
 
-def _local_corpus(settings: Context) -> LocalCorpus:
+def _local_corpus(settings: Context, roots: Sequence[Path] | None) -> LocalCorpus:
     root = Path(settings.corpus_dir or "").expanduser()
+    if roots is not None and not any(
+        root.resolve().is_relative_to(r.expanduser().resolve()) for r in roots
+    ):
+        allowed = ", ".join(str(r) for r in roots) or "none configured"
+        raise ConfigError(
+            f"corpus_dir {str(root)!r} is not inside an allowed corpus root ({allowed}; "
+            "see QUOTEBOUND_CORPUS_ROOTS)"
+        )
     return LocalCorpus(
         root,
         base_url=settings.corpus_base_url or None,
@@ -106,15 +122,17 @@ def _local_corpus(settings: Context) -> LocalCorpus:
     )
 
 
-def _providers(settings: Context) -> list[SearchProvider]:
+def _providers(settings: Context, roots: Sequence[Path] | None) -> list[SearchProvider]:
     """The provider ladder for a run: a failed or empty provider falls through to the next."""
     if settings.provider == "tavily":
         return [_tavily(settings)]
     if settings.provider == "corpus":
-        return [_local_corpus(settings)]
+        return [_local_corpus(settings, roots)]
     if settings.provider == "embedded":
         return [embedded_corpus()]
-    local: SearchProvider = _local_corpus(settings) if settings.corpus_dir else embedded_corpus()
+    local: SearchProvider = (
+        _local_corpus(settings, roots) if settings.corpus_dir else embedded_corpus()
+    )
     return [_tavily(settings), local] if os.environ.get("TAVILY_API_KEY") else [local]
 
 
