@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from quotebound.rawstore import utc_now
 from quotebound.records import EvidenceItem
 
-__all__ = ["AUDIT_SCHEMA_VERSION", "evidence_digest", "new_record", "sha256_text"]
+__all__ = ["AUDIT_SCHEMA_VERSION", "evidence_digest", "new_record", "sha256_text", "with_record"]
 
 AUDIT_SCHEMA_VERSION = 1
 
@@ -41,6 +41,25 @@ def new_record(
         "gate": gate,
         "at": utc_now(),
     }
+
+
+def with_record(
+    state: Mapping[str, Any],
+    stage: str,
+    *,
+    request: Any,
+    response_summary: Any,
+    tier: int | None = None,
+    gate: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The state's record chain with one more record for ``stage`` (a new list)."""
+    records = list(state.get("records") or [])
+    records.append(
+        new_record(
+            records, stage, request=request, response_summary=response_summary, tier=tier, gate=gate
+        )
+    )
+    return records
 
 
 def sha256_text(text: str) -> str:

@@ -43,6 +43,13 @@ def corpus(tmp_path: Path) -> LocalCorpus:
     return lc
 
 
+def _one_page_corpus(tmp_path: Path, name: str, text: str) -> LocalCorpus:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / name).write_text(text)
+    return LocalCorpus(root, base_url=BASE, index_path=tmp_path / "i.sqlite")
+
+
 def _ctx(**kw: Any) -> Any:
     return make_context(**{"composer": "extractive", "provider": "corpus", "corpus_dir": "x", **kw})
 
@@ -365,14 +372,13 @@ async def test_a_negated_answer_or_claim_is_caught(corpus: LocalCorpus) -> None:
 
 
 async def test_page_markup_in_quotes_is_inert_in_the_report(tmp_path: Path) -> None:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "widget.md").write_text(
+    lc = _one_page_corpus(
+        tmp_path,
+        "widget.md",
         "The widget frobnicator rotates every widget ninety degrees before packing, "
         'as the <a href="//evil.example/steal">packing guide</a> explains with '
-        '<img src="//evil.example/t.png"> a diagram for new staff.\n'
+        '<img src="//evil.example/t.png"> a diagram for new staff.\n',
     )
-    lc = LocalCorpus(root, base_url=BASE, index_path=tmp_path / "i.sqlite")
     out = await _run(lc, "Does the widget frobnicator rotate every widget before packing?")
     assert out["status"] == "answered"
     assert "<a href" in out["findings"][0]["quote"]  # the finding keeps the page's exact words
@@ -382,13 +388,12 @@ async def test_page_markup_in_quotes_is_inert_in_the_report(tmp_path: Path) -> N
 
 
 async def test_an_answer_rejected_by_review_says_so(tmp_path: Path) -> None:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "mirror.md").write_text(
+    lc = _one_page_corpus(
+        tmp_path,
+        "mirror.md",
         "The Tern release archive is mirrored at https://mirror.example.net/tern every night, "
-        "and the mirror keeps the last thirty releases of the Tern client for download.\n"
+        "and the mirror keeps the last thirty releases of the Tern client for download.\n",
     )
-    lc = LocalCorpus(root, base_url=BASE, index_path=tmp_path / "i.sqlite")
     out = await _run(lc, "Where is the Tern release archive mirrored every night?")
     assert out["status"] == "insufficient_evidence"
     assert "rejected by quality review (url_not_fetched)" in out["report_markdown"]

@@ -11,7 +11,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from quotebound.audit import new_record
+from quotebound.audit import with_record
 from quotebound.compose import ComposeError, compose_extractive, compose_llm
 from quotebound.context import Context
 from quotebound.nodes.deps import Deps
@@ -47,15 +47,12 @@ async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps
             composition = compose_extractive(state["question"], evidence, max_findings=max_findings)
     else:
         composition = compose_extractive(state["question"], evidence, max_findings=max_findings)
-    records = list(state.get("records") or [])
-    records.append(
-        new_record(
-            records,
-            "compose",
-            request={"mode": composition["mode"], "evidence": len(evidence), "feedback": feedback},
-            response_summary={"findings": len(composition["findings"])},
-            tier=min((f["trust_tier"] for f in composition["findings"]), default=None),
-        )
+    records = with_record(
+        state,
+        "compose",
+        request={"mode": composition["mode"], "evidence": len(evidence), "feedback": feedback},
+        response_summary={"findings": len(composition["findings"])},
+        tier=min((f["trust_tier"] for f in composition["findings"]), default=None),
     )
     update = {"composition": composition, "warnings": warnings, "records": records}
     emit(

@@ -16,7 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from quotebound.audit import new_record
+from quotebound.audit import with_record
 from quotebound.compose import composable_evidence
 from quotebound.context import Context
 from quotebound.llm import ModelError, ask_json
@@ -207,14 +207,11 @@ async def evaluate(
         decision=a.decision,
         reason=a.reason,
     )
-    records = list(state.get("records") or [])
-    records.append(
-        new_record(
-            records,
-            "evaluate",
-            request={"round": round_no},
-            response_summary={"decision": a.decision, "stop_reason": a.stop_reason},
-        )
+    records = with_record(
+        state,
+        "evaluate",
+        request={"round": round_no},
+        response_summary={"decision": a.decision, "stop_reason": a.stop_reason},
     )
     update: dict[str, Any] = {
         "records": records,

@@ -10,7 +10,7 @@ from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
-from quotebound.audit import new_record
+from quotebound.audit import with_record
 from quotebound.candidates import HASH_VERSION, extract_candidates
 from quotebound.context import Context
 from quotebound.errors import StoreError
@@ -77,17 +77,14 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
                     "round": state.get("round", 1),
                 }
             )
-    records = list(state.get("records") or [])
-    records.append(
-        new_record(
-            records,
-            "extract_evidence",
-            request={
-                "sources": list(state.get("round_sources") or []),
-                "hash_version": HASH_VERSION,
-            },
-            response_summary={"candidates": len(pending), "addressing_the_model": set_aside},
-        )
+    records = with_record(
+        state,
+        "extract_evidence",
+        request={
+            "sources": list(state.get("round_sources") or []),
+            "hash_version": HASH_VERSION,
+        },
+        response_summary={"candidates": len(pending), "addressing_the_model": set_aside},
     )
     warnings = list(state.get("warnings") or [])
     if set_aside:
@@ -111,15 +108,12 @@ async def verify_evidence(state: ResearchState, runtime: Runtime[Context]) -> di
         v = verify_quote(p["quote"], texts[sid])
         new.append(cast(EvidenceItem, {**p, "verification": v.to_dict()}))
     passed = sum(1 for e in new if e["verification"]["status"] == "PASS")
-    records = list(state.get("records") or [])
-    records.append(
-        new_record(
-            records,
-            "verify_evidence",
-            request={"candidates": len(new)},
-            response_summary={"passed": passed, "failed": len(new) - passed},
-            tier=min((e["trust_tier"] for e in new), default=None),
-        )
+    records = with_record(
+        state,
+        "verify_evidence",
+        request={"candidates": len(new)},
+        response_summary={"passed": passed, "failed": len(new) - passed},
+        tier=min((e["trust_tier"] for e in new), default=None),
     )
     update = {
         "evidence": [*(state.get("evidence") or []), *new],

@@ -13,7 +13,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from quotebound.audit import new_record
+from quotebound.audit import with_record
 from quotebound.context import Context
 from quotebound.errors import FetchError, Reason
 from quotebound.fetch import fetch_until
@@ -119,19 +119,16 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
         )
     all_chars = {**dict(state.get("text_chars") or {}), **text_chars}
     gate = fetch_gate(fetched, min_sources=int(settings.min_sources or 1), text_chars=all_chars)
-    records = list(state.get("records") or [])
-    records.append(
-        new_record(
-            records,
-            "fetch",
-            request={"round": round_no, "selected": [c.url for c in order[:want]]},
-            response_summary={
-                "fetched": [c.source_id for c, _ in ok],
-                "failed": [(c.url.split("?", 1)[0], f.reason.value) for c, f in bad],
-            },
-            tier=min((p.trust_tier for _, p in ok), default=None),
-            gate=gate.to_dict(),
-        )
+    records = with_record(
+        state,
+        "fetch",
+        request={"round": round_no, "selected": [c.url for c in order[:want]]},
+        response_summary={
+            "fetched": [c.source_id for c, _ in ok],
+            "failed": [(c.url.split("?", 1)[0], f.reason.value) for c, f in bad],
+        },
+        tier=min((p.trust_tier for _, p in ok), default=None),
+        gate=gate.to_dict(),
     )
     warnings = list(state.get("warnings") or [])
     warnings += [w for w in (f"fetch: {g}" for g in gate.warnings) if w not in warnings]

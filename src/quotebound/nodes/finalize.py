@@ -7,7 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from quotebound.audit import AUDIT_SCHEMA_VERSION, evidence_digest, new_record, sha256_text
+from quotebound.audit import AUDIT_SCHEMA_VERSION, evidence_digest, sha256_text, with_record
 from quotebound.context import Context
 from quotebound.nodes.evaluate import relevant_evidence
 from quotebound.nodes.events import emit
@@ -114,15 +114,12 @@ async def finalize(state: ResearchState, runtime: Runtime[Context]) -> dict[str,
     )
     evidence = state.get("evidence") or []
     settings = state.get("settings") or {}
-    records = list(state.get("records") or [])
-    records.append(
-        new_record(
-            records,
-            "finalize",
-            request={"status": status},
-            response_summary={"findings": len(findings)},
-            tier=report_tier(findings),
-        )
+    records = with_record(
+        state,
+        "finalize",
+        request={"status": status},
+        response_summary={"findings": len(findings)},
+        tier=report_tier(findings),
     )
     audit = {
         "schema_version": AUDIT_SCHEMA_VERSION,

@@ -6,7 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from quotebound.audit import new_record
+from quotebound.audit import with_record
 from quotebound.context import Context
 from quotebound.nodes.events import emit
 from quotebound.nodes.evidence import page_text
@@ -61,17 +61,14 @@ async def quality_review(state: ResearchState, runtime: Runtime[Context]) -> dic
         "feedback": result.feedback(),
         "mode": composition["mode"],
     }
-    records = list(state.get("records") or [])
-    records.append(
-        new_record(
-            records,
-            "quality_review",
-            request={"mode": composition["mode"], "findings": len(composition["findings"])},
-            response_summary={
-                "passed": result.passed,
-                "problems": [p.code for p in result.problems],
-            },
-        )
+    records = with_record(
+        state,
+        "quality_review",
+        request={"mode": composition["mode"], "findings": len(composition["findings"])},
+        response_summary={
+            "passed": result.passed,
+            "problems": [p.code for p in result.problems],
+        },
     )
     update.update(review=review, records=records, reviews=[*(state.get("reviews") or []), review])
     emit(

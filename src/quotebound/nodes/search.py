@@ -7,7 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from quotebound.audit import new_record
+from quotebound.audit import with_record
 from quotebound.context import Context
 from quotebound.gates import search_gate
 from quotebound.netguard import NetGuard
@@ -60,20 +60,17 @@ async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps)
             allow_loopback_origins=toolkit.fetch_policy.allow_loopback_origins,
         ).problem,
     )
-    records = list(state.get("records") or [])
-    records.append(
-        new_record(
-            records,
-            "search",
-            request={"round": state.get("round", 1), "queries": queries},
-            response_summary={
-                "new_candidates": len(fresh),
-                "provider_runs": [(r["provider"], r["result_count"], r["reason"]) for r in runs],
-                "raw_content_stored": stored,
-            },
-            tier=0,
-            gate=gate.to_dict(),
-        )
+    records = with_record(
+        state,
+        "search",
+        request={"round": state.get("round", 1), "queries": queries},
+        response_summary={
+            "new_candidates": len(fresh),
+            "provider_runs": [(r["provider"], r["result_count"], r["reason"]) for r in runs],
+            "raw_content_stored": stored,
+        },
+        tier=0,
+        gate=gate.to_dict(),
     )
     warnings = list(state.get("warnings") or [])
     warnings += [w for w in (f"search: {g}" for g in gate.warnings) if w not in warnings]
