@@ -93,6 +93,14 @@ class FetchPolicy:
     allow_loopback_origins: frozenset[str] = field(default_factory=frozenset)
     """Exact origins (``http://127.0.0.1:8765``) exempt from the loopback and port rules: tests."""
 
+    def guard(self, resolver: Resolver | None = None) -> NetGuard:
+        """The SSRF guard for this policy's ports and loopback allow-list."""
+        return NetGuard(
+            allowed_ports=self.allowed_ports,
+            allow_loopback_origins=self.allow_loopback_origins,
+            resolver=resolver,
+        )
+
     def __post_init__(self) -> None:
         positive = {
             "timeout_s": self.timeout_s,
@@ -146,11 +154,7 @@ class Fetcher:
         tier_rules: TierRules = DEFAULT_TIER_RULES,
     ) -> None:
         self.policy = policy or FetchPolicy()
-        self._guard = NetGuard(
-            allowed_ports=self.policy.allowed_ports,
-            allow_loopback_origins=self.policy.allow_loopback_origins,
-            resolver=resolver,
-        )
+        self._guard = self.policy.guard(resolver)
         self._tier_rules = tier_rules
         self._robots = RobotsCache(self._load_robots, user_agent=self.policy.user_agent)
         self._clients: dict[str, httpx.AsyncClient] = {}
@@ -173,10 +177,6 @@ class Fetcher:
         clients, self._clients = list(self._clients.values()), {}
         for client in clients:
             await client.aclose()
-
-    def check_url(self, url: str) -> Reason | None:
-        """Why ``url`` would be refused before any DNS lookup, or None (search → fetch gate)."""
-        return self._guard.problem(url)
 
     async def fetch(self, url: str) -> RawPage:
         """Fetch one page; raises FetchError with a reason code."""

@@ -10,7 +10,6 @@ from langgraph.runtime import Runtime
 from quotebound.audit import with_record
 from quotebound.context import Context
 from quotebound.gates import search_gate
-from quotebound.netguard import NetGuard
 from quotebound.nodes.deps import Deps
 from quotebound.nodes.events import emit
 from quotebound.rawstore import put_raw_page
@@ -55,10 +54,7 @@ async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps)
     taken = {s["source_id"] for s in [*(state.get("fetched") or []), *(state.get("failed") or [])]}
     gate = search_gate(
         [c for c in candidates if c["source_id"] not in taken],
-        check_url=NetGuard(
-            allowed_ports=toolkit.fetch_policy.allowed_ports,
-            allow_loopback_origins=toolkit.fetch_policy.allow_loopback_origins,
-        ).problem,
+        check_url=toolkit.fetch_policy.guard().problem,
     )
     records = with_record(
         state,
