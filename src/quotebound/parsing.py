@@ -31,6 +31,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from quotebound.charset import decode_bytes
 from quotebound.documents import TEXT_TYPES, media_type
+from quotebound.roles import Nodes, Para, main_flags, node_info
 
 __all__ = ["Block", "Page", "Role", "parse_page", "sanitize_html"]
 
@@ -68,7 +69,7 @@ class Page:
     """From ``article:published_time``, ``<meta name=date>``, JSON-LD or ``<time datetime>``."""
 
 
-def parse_page(html: str | bytes, *, content_type: str | None = None) -> Page:
+def parse_page(html: str | bytes, *, content_type: str | None = None, roles: bool = True) -> Page:
     """Parse HTML, or text when ``content_type`` is a text type; never raises.
 
     ``content_type`` may be a full header (``text/html; charset=iso-8859-1``); bytes are decoded
@@ -90,7 +91,7 @@ def parse_page(html: str | bytes, *, content_type: str | None = None) -> Page:
     paused = gc.isenabled()
     gc.disable()
     try:
-        collector = _Collector()
+        collector = _Collector(roles=roles)
         _walk(LexborHTMLParser(html), collector)
         return collector.page()
     finally:
@@ -100,7 +101,7 @@ def parse_page(html: str | bytes, *, content_type: str | None = None) -> Page:
 
 def sanitize_html(html: str | bytes, *, content_type: str | None = None) -> str:
     """The clean text of a page: ``parse_page(html, content_type=...).text``."""
-    return parse_page(html, content_type=content_type).text
+    return parse_page(html, content_type=content_type, roles=False).text
 
 
 # --- element classes -------------------------------------------------------------------------
@@ -126,26 +127,6 @@ _DROP_TAGS = _names(
     datalist
     """
 )
-_BOILERPLATE_TAGS = frozenset({"nav", "aside", "footer", "menu", "dialog"})
-_BOILERPLATE_ROLES = _names(
-    """
-    navigation banner contentinfo complementary search menu menubar toolbar dialog
-    alertdialog
-    """
-)
-_BOILERPLATE_TOKENS = _names(
-    """
-    nav navbar navigation menu menubar topbar masthead header footer cookie cookies consent
-    gdpr banner share sharing sharebar social related recommended recirculation comments
-    comment disqus newsletter subscribe subscription signup sidebar sphinxsidebar
-    sphinxsidebarwrapper breadcrumb breadcrumbs ad ads advert advertisement sponsored promo
-    skip skiplink toolbar pagination pager widget popup modal
-    """
-)
-_CLASS_TOKEN = re.compile(r"[a-z0-9]+")
-_LINK_DENSITY = 0.5
-"""A paragraph whose text is at least this share link text is boilerplate (link lists)."""
-
 _BLOCK, _CELL, _LINK, _DROP, _BR, _HR, _META, _TIME = range(1, 9)
 """Element kinds; ``_BLOCK`` and ``_CELL`` must stay the two lowest."""
 _KIND = {
@@ -172,35 +153,33 @@ _MARKS = (_BR_MARK, _PARA_MARK, _CELL_MARK)
 
 # --- the walk --------------------------------------------------------------------------------
 
-# The context inside open blocks: (boilerplate, inside main, preformatted, inside article or
-# main). Contexts are tuples so they can be cached and compared cheaply.
-_Context = tuple[bool, bool, bool, bool]
-_ROOT: _Context = (False, False, False, False)
-_CONTEXT_TAGS = _BOILERPLATE_TAGS | _PRE_TAGS | {"header", "main", "article"}
-"""Blocks that change the context even without attributes."""
 _CHANGES_CONTEXT = 16
-"""Set in a block's kind on the walker's stack when the block changed the context."""
+"""Set in a block's kind on the walker's stack when the block opened preformatted text."""
 
 
 class _Collector:
-    """Paragraphs, roles and metadata gathered during the walk.
+    """Paragraphs, block elements and metadata gathered during the walk.
 
     Paragraph text is kept raw until :meth:`page`, which folds all of it in a few C-level
-    string operations. A paragraph takes the context (role, tag) of the block it starts in.
+    string operations. Each block element becomes a node of :class:`~quotebound.roles.Nodes`;
+    a paragraph remembers the node (and tag) of the block it starts in, and roles are scored
+    over that tree once the walk is done.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, roles: bool = True) -> None:
+        self.roles = roles
         self.parts: list[str] = []
         self.link_chars = 0
-        self.ctx = _ROOT
+        self.pre = 0  # open preformatted blocks
         self.blocks: list[str] = []
-        self.outer: list[_Context] = []
-        self.para_ctx = _ROOT
+        self.nodes = Nodes()
+        self.node = -1  # the innermost open block
+        self.open_nodes: list[int] = []
+        self.para_node = -1
         self.para_tag = "body"
-        self._contexts: dict[tuple[Any, ...], _Context] = {}
-        # (raw text, preformatted, boilerplate, inside main, tag, link characters)
-        self.flushed: list[tuple[str, bool, bool, bool, str, int]] = []
-        self.any_main = False
+        self._infos: dict[tuple[Any, ...], tuple[float, int]] = {}
+        # (raw text, preformatted, node, tag, link characters)
+        self.flushed: list[tuple[str, bool, int, str, int]] = []
         self.title: str | None = None
         self.meta: dict[str, str] = {}
         self.time: str | None = None
@@ -211,9 +190,7 @@ class _Collector:
         raw = "".join(self.parts)
         self.parts.clear()
         if not raw.isspace():
-            boiler, main, _, _ = self.para_ctx
-            self.flushed.append((raw, self.ctx[2], boiler, main, self.para_tag, self.link_chars))
-            self.any_main = self.any_main or main
+            self.flushed.append((raw, self.pre > 0, self.para_node, self.para_tag, self.link_chars))
         self.link_chars = 0
 
     def open_block(self, tag: str, kind: int, attrs: dict[str, str | None]) -> int:
@@ -229,22 +206,27 @@ class _Collector:
         else:
             self.parts.clear()
         self.blocks.append(tag)
-        if attrs or tag in _CONTEXT_TAGS:
-            ctx = self.ctx
-            if attrs:
-                hidden = "hidden" in attrs or attrs.get("aria-hidden") == "true"
-                key: tuple[Any, ...] = (tag, ctx, attrs.get("class"), attrs.get("id"))
-                key += (attrs.get("role"), hidden)
-            else:
-                key = (tag, ctx)
-            inner = self._contexts.get(key)
-            if inner is None:
-                inner = self._contexts[key] = _inner_context(tag, attrs, ctx)
-            self.outer.append(ctx)
-            self.ctx = inner
+        nodes = self.nodes
+        if attrs:
+            key: tuple[Any, ...] = (tag, attrs.get("class"), attrs.get("id"), attrs.get("role"))
+            key += (attrs.get("itemprop"), "hidden" in attrs)
+            info = self._infos.get(key)
+            if info is None:
+                info = self._infos[key] = node_info(tag, attrs)
+        else:
+            info = self._infos.get((tag,)) or self._infos.setdefault((tag,), node_info(tag, {}))
+        node = len(nodes.parent)
+        nodes.parent.append(self.node)
+        nodes.tag.append(tag)
+        nodes.weight.append(info[0])
+        nodes.flags.append(info[1])
+        self.open_nodes.append(self.node)
+        self.node = node
+        if tag in _PRE_TAGS:
+            self.pre += 1
             kind |= _CHANGES_CONTEXT
         if starts:
-            self.para_ctx = self.ctx
+            self.para_node = node
             self.para_tag = tag
         return kind
 
@@ -253,10 +235,11 @@ class _Collector:
         if kind & _BLOCK and self.parts:
             self.flush()
         self.blocks.pop()
+        self.node = self.open_nodes.pop()
         if kind & _CHANGES_CONTEXT:
-            self.ctx = self.outer.pop()
+            self.pre -= 1
         if kind & _BLOCK:
-            self.para_ctx = self.ctx
+            self.para_node = self.node
             self.para_tag = self.blocks[-1] if self.blocks else "body"
 
     def other(self, kind: int, node: LexborNode) -> None:
@@ -286,12 +269,8 @@ class _Collector:
             self.flush()
         flushed = self.flushed
         folded = iter(_fold_many([f[0] for f in flushed if not f[1]]))
-        any_main = self.any_main
-        texts: list[str] = []
-        blocks: list[Block] = []
-        new_block = _new_block
-        offset = 0
-        for raw, pre, boiler, main, tag, link_chars in flushed:
+        per_para: list[list[str]] = []
+        for raw, pre, _, _, _ in flushed:
             if pre:
                 paragraphs = _paragraphs(raw, pre=True)
             else:
@@ -302,9 +281,18 @@ class _Collector:
                     paragraphs = _group_lines([x.strip(" ") for x in line.split(_BR_MARK)])
                 else:
                     paragraphs = [line] if line else []
-            if link_chars and link_chars >= _LINK_DENSITY * sum(map(len, paragraphs)):
-                boiler = True
-            role: Role = "boilerplate" if boiler or (any_main and not main) else "main"
+            per_para.append(paragraphs)
+        ld = _json_ld(self.ld_json)
+        if self.roles:
+            mains = main_flags(self.nodes, self._paras(per_para, ld.get("articleBody")))
+        else:
+            mains = [True] * len(flushed)
+        texts: list[str] = []
+        blocks: list[Block] = []
+        new_block = _new_block
+        offset = 0
+        for (_, _, _, tag, _), paragraphs, main in zip(flushed, per_para, mains, strict=True):
+            role: Role = "main" if main else "boilerplate"
             for text in paragraphs:
                 end = offset + len(text)
                 blocks.append(new_block(offset, end, role, tag))
@@ -314,12 +302,23 @@ class _Collector:
         if not title:
             title = next((texts[i] for i, b in enumerate(blocks) if b.tag == "h1"), "")
             title = _fold(title)
-        author, published = self._metadata()
+        author, published = self._metadata(ld)
         return Page("\n\n".join(texts), title, tuple(blocks), author, published)
 
-    def _metadata(self) -> tuple[str | None, str | None]:
+    def _paras(self, per_para: list[list[str]], article_body: str | None) -> list[Para]:
+        body = _fold(article_body) if article_body and len(article_body) > 200 else ""
+        paras = []
+        for (_, _, node, tag, link_chars), paragraphs in zip(self.flushed, per_para, strict=True):
+            chars = sum(map(len, paragraphs))
+            commas = sum(p.count(",") + p.count("\uff0c") + p.count("\u3001") for p in paragraphs)
+            in_body = bool(body) and chars >= 30 and paragraphs[0][:200] in body
+            sentence = bool(paragraphs) and paragraphs[-1][-1:] in _SENTENCE_ENDS
+            heading = tag in _HEADINGS
+            paras.append(Para(node, chars, link_chars, commas, in_body, heading, sentence))
+        return paras
+
+    def _metadata(self, ld: dict[str, str]) -> tuple[str | None, str | None]:
         meta = self.meta
-        ld = _json_ld(self.ld_json)
         author = meta.get("author") or ld.get("author") or meta.get("article:author")
         published = (
             meta.get("article:published_time")
@@ -340,32 +339,6 @@ def _new_block(start: int, end: int, role: Role, tag: str) -> Block:
     block: Block = object.__new__(Block)
     block.__dict__.update(start=start, end=end, role=role, tag=tag)
     return block
-
-
-def _inner_context(tag: str, attrs: dict[str, str | None], outer: _Context) -> _Context:
-    """The context inside a block or cell ``tag`` opened in ``outer``."""
-    boiler, main, pre, in_content = outer
-    role = (attrs.get("role") or "").strip().lower()
-    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
-    tokens = set(_CLASS_TOKEN.findall(names)) & _BOILERPLATE_TOKENS
-    if in_content:
-        tokens.discard("header")
-    boiler = (
-        boiler
-        or bool(tokens)
-        or tag in _BOILERPLATE_TAGS
-        or (tag == "header" and not in_content)
-        or role in _BOILERPLATE_ROLES
-        or "hidden" in attrs
-        or attrs.get("aria-hidden") == "true"
-    )
-    is_main = tag == "main" or role == "main"
-    return (
-        boiler,
-        main or is_main,
-        pre or tag in _PRE_TAGS,
-        in_content or is_main or tag == "article",
-    )
 
 
 _TEXT_ID = LexborHTMLParser("x").body.first_child.tag_id  # type: ignore[union-attr]
@@ -396,7 +369,7 @@ def _walk(tree: LexborHTMLParser, c: _Collector) -> None:
         if tag_id == _TEXT_ID:
             data = node.text_content or ""
             # Whitespace before a paragraph is nothing, except as indentation in <pre>.
-            if parts or not data.isspace() or c.ctx[2]:
+            if parts or not data.isspace() or c.pre:
                 append(data)
             if links:
                 c.link_chars += len(data.strip())
@@ -476,6 +449,9 @@ def _fold_many(raws: list[str]) -> list[str]:
     return folded
 
 
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_SENTENCE_ENDS = frozenset(".!?…:;\"'”»“«)。！？")
+"""Characters that end a paragraph written as a sentence."""
 _FOLD_BATCH = 1 << 18
 """Characters folded at once."""
 
@@ -513,7 +489,7 @@ def _paragraphs(raw: str, *, pre: bool) -> list[str]:
 
 
 def _json_ld(scripts: list[str]) -> dict[str, str]:
-    """``author`` (a name) and ``datePublished`` from JSON-LD blocks, when present."""
+    """``author`` (a name), ``datePublished`` and ``articleBody`` from JSON-LD, when present."""
     found: dict[str, str] = {}
     todo: list[Any] = []
     for script in scripts:
@@ -529,7 +505,7 @@ def _json_ld(scripts: list[str]) -> dict[str, str]:
             graph = item.get("@graph")
             if isinstance(graph, list):
                 todo.extend(graph)
-            for key in ("author", "datePublished"):
+            for key in ("author", "datePublished", "articleBody"):
                 value = _ld_name(item.get(key))
                 if value and key not in found:
                     found[key] = value

@@ -1,0 +1,300 @@
+"""Main content by scoring: which paragraphs of a page are its article, and which are not.
+
+The parser's walk hands over the page's block elements as a tree (:class:`Nodes`) and its
+paragraphs with a few measures each (:class:`Para`). One pass scores every container the way a
+reader's eye does: prose paragraphs (long, with commas, few links) lend their score to the
+containers above them, less with each level; a container's class and id words (``article``,
+``content``, ``post`` ... or ``comment``, ``share``, ``related`` ...), its tag (``<article>``,
+``<main>``, ``<nav>``), ``itemprop=articleBody``, its link density and the page's JSON-LD
+``articleBody`` add or take away. Every signal is a weight; none decides alone.
+
+The best container, widened to an ancestor when the strong candidates sit side by side and
+joined by siblings that score well or read as prose, is the main region. Inside it, containers
+that look like boilerplate (share bars, bylines, related lists, comment threads) and link lists
+stay boilerplate. A page with text always gets main paragraphs: with no clear region, the
+densest text container is main.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["Nodes", "Para", "main_flags", "node_info"]
+
+# --- what a container's attributes and tag say -----------------------------------------------
+
+_POSITIVE = re.compile(
+    r"article|body|content|entry|hentry|main|post|text|blog|story|prose|column|detail|lead"
+)
+_NEGATIVE = re.compile(
+    r"(?:^|[^a-z])ads?(?:$|[^a-z])|advert|banner|combx|comment|contact|foot|gdpr|cookie|consent"
+    r"|masthead|meta|outbrain|taboola|promo|related|recommend|scroll|share|sharing|social"
+    r"|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|nav|menu|breadcrumb"
+    r"|byline|author|dateline|timestamp|newsletter|subscribe|signup|popup|modal|pagination"
+    r"|pager|teaser|login|search|rating|disqus|reply|respond|caption|credit|copyright"
+)
+_CLASS_WEIGHT = 25.0
+_TAG_WEIGHT = {
+    "article": 20.0,
+    "main": 15.0,
+    "div": 5.0,
+    "pre": 3.0,
+    "td": 3.0,
+    "blockquote": 3.0,
+    "address": -3.0,
+    "ol": -3.0,
+    "ul": -3.0,
+    "dl": -3.0,
+    "dd": -3.0,
+    "dt": -3.0,
+    "li": -3.0,
+    "form": -3.0,
+    "h1": -5.0,
+    "h2": -5.0,
+    "h3": -5.0,
+    "h4": -5.0,
+    "h5": -5.0,
+    "h6": -5.0,
+    "th": -5.0,
+}
+_BOILERPLATE_TAGS = frozenset({"nav", "aside", "footer", "menu", "dialog", "header", "form"})
+_BOILERPLATE_ROLES = frozenset(
+    "navigation banner contentinfo complementary search menu menubar toolbar dialog "
+    "alertdialog".split()
+)
+_LANDMARK_WEIGHT = 40.0
+_ARTICLE_BODY_WEIGHT = 50.0
+
+NEGATIVE = 1
+"""Flag: the container looks like boilerplate (by class, id, tag or ARIA role)."""
+HIDDEN = 2
+"""Flag: the container is hidden from readers (``hidden``)."""
+
+
+def node_info(tag: str, attrs: dict[str, str | None]) -> tuple[float, int]:
+    """The weight and flags a container's tag and attributes give it."""
+    weight = _TAG_WEIGHT.get(tag, 0.0)
+    flags = 0
+    for name in ("class", "id"):
+        value = (attrs.get(name) or "").lower()
+        if not value:
+            continue
+        positive = _POSITIVE.search(value) is not None
+        negative = _NEGATIVE.search(value) is not None
+        weight += _CLASS_WEIGHT * (positive - negative)
+        if negative and not positive:
+            flags |= NEGATIVE
+    role = (attrs.get("role") or "").strip().lower()
+    if tag in _BOILERPLATE_TAGS or role in _BOILERPLATE_ROLES:
+        weight -= _LANDMARK_WEIGHT
+        flags |= NEGATIVE
+    if role in ("main", "article"):
+        weight += _LANDMARK_WEIGHT
+    if (attrs.get("itemprop") or "").strip().lower() == "articlebody":
+        weight += _ARTICLE_BODY_WEIGHT
+        flags &= ~NEGATIVE
+    if "hidden" in attrs:
+        flags |= HIDDEN
+    return weight, flags
+
+
+@dataclass
+class Nodes:
+    """The block elements of a page as a tree; parents come before their children."""
+
+    parent: list[int] = field(default_factory=list)
+    """Each node's parent index, -1 for a top-level block."""
+    tag: list[str] = field(default_factory=list)
+    weight: list[float] = field(default_factory=list)
+    """What the node's tag and attributes say (see :func:`node_info`)."""
+    flags: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Para:
+    """One paragraph as the scorer sees it."""
+
+    node: int
+    """The innermost block element it starts in (-1: none)."""
+    chars: int
+    links: int
+    """Characters of link text in it."""
+    commas: int
+    in_article_body: bool
+    """Its text is part of the page's JSON-LD ``articleBody``."""
+    heading: bool
+    """It is a heading (``h1`` to ``h6``)."""
+    sentence: bool
+    """It ends like a sentence (``.``, ``!``, ``?``, a closing quote ...)."""
+
+
+# --- scoring ---------------------------------------------------------------------------------
+
+_MIN_CHARS = 25
+_SHADE = 1.0
+_ALSO = 0.5
+_LEVEL_SHARE = (1.0, 1.0, 0.5, 1 / 6, 1 / 9, 1 / 12)
+"""Share of a paragraph's score that the node holding it and each ancestor level receive."""
+_PROSE_CHARS = 80
+"""A paragraph beside the region joins it when it is prose of at least this many characters."""
+_LINK_LIST = 0.5
+"""A paragraph at least this share link text is a link list: boilerplate."""
+
+
+def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
+    """Whether each paragraph is main content; at least one is when any has text."""
+    if not paras:
+        return []
+    n = len(nodes.parent)
+    parent = nodes.parent
+    chars = [0] * n
+    links = [0] * n
+    score = [0.0] * n
+    # Prose under a boilerplate-looking container (a consent text in a form, a bio in a footer)
+    # lends less: a weight, not a veto, so a page wrapped whole in one keeps its ranking.
+    shaded = [False] * n
+    for i in range(n):
+        shaded[i] = bool(nodes.flags[i] & NEGATIVE) or (parent[i] >= 0 and shaded[parent[i]])
+    for p in paras:
+        if p.node < 0:
+            continue
+        chars[p.node] += p.chars
+        links[p.node] += p.links
+        if p.chars < _MIN_CHARS or p.links * 2 >= p.chars:
+            continue
+        s = 1.0 + p.commas + min(p.chars / 100, 3.0) + (20.0 if p.in_article_body else 0.0)
+        if shaded[p.node]:
+            s *= _SHADE
+        node = p.node
+        for share in _LEVEL_SHARE:
+            if node < 0:
+                break
+            score[node] += s * share
+            node = parent[node]
+    for i in range(n - 1, -1, -1):  # children come after parents: sums flow up in one pass
+        if parent[i] >= 0:
+            chars[parent[i]] += chars[i]
+            links[parent[i]] += links[i]
+    final = [
+        (score[i] + nodes.weight[i]) * (1 - links[i] / chars[i]) if score[i] > 0 else 0.0
+        for i in range(n)
+    ]
+    roots = _region(nodes, final, chars, links)
+    return _clean(nodes, paras, roots, chars)
+
+
+def _region(nodes: Nodes, final: list[float], chars: list[int], links: list[int]) -> set[int]:
+    """The roots of the main region: the best container, climbed and joined by siblings."""
+    parent = nodes.parent
+    ranked = sorted((i for i in range(len(final)) if final[i] > 0), key=lambda i: -final[i])
+    if not ranked:
+        dense = max(range(len(chars)), key=lambda i: (chars[i] - links[i], -i), default=-1)
+        return {dense} if dense >= 0 and chars[dense] > links[dense] else set()
+    top = ranked[0]
+    best = final[top]
+    # Strong candidates side by side (posts of a thread, sections of a long article) share an
+    # ancestor: the region is that ancestor.
+    strong = [i for i in ranked[1:5] if final[i] >= 0.75 * best]
+    if len(strong) >= 2:
+        ancestor = parent[top]
+        while ancestor >= 0:
+            if sum(_within(parent, i, ancestor) for i in strong) >= 2:
+                top = ancestor
+                break
+            ancestor = parent[ancestor]
+    # Climb while the parent scores better: the candidate was one part of a larger body.
+    last = final[top]
+    up = parent[top]
+    while up >= 0 and final[up] > last:
+        top, last, up = up, final[up], parent[up]
+    roots = {top}
+    for other in ranked[1:10]:
+        if final[other] >= _ALSO * best and not any(
+            _within(parent, other, r) or _within(parent, r, other) for r in roots
+        ):
+            roots.add(other)
+    up = parent[top]
+    if up < 0:
+        return roots
+    threshold = max(10.0, 0.2 * final[top])
+    for sibling in range(top + 1, len(parent)):
+        if parent[sibling] == up and final[sibling] >= threshold:
+            roots.add(sibling)
+    for sibling in range(up + 1, top):
+        if parent[sibling] == up and final[sibling] >= threshold:
+            roots.add(sibling)
+    return roots
+
+
+_GOOD, _NEAR, _SHORT, _BAD = range(4)
+
+
+def _kind(p: Para) -> int:
+    """jusText's classes: good prose, near-good, short, or bad (a link list)."""
+    if p.links * 2 >= p.chars:
+        return _BAD
+    if p.links * 4 < p.chars and (p.chars >= _PROSE_CHARS or (p.chars >= 40 and p.sentence)):
+        return _NEAR if p.heading else _GOOD
+    return _NEAR if p.chars >= 40 else _SHORT
+
+
+def _neighbour(kinds: list[tuple[int, int]], j: int, step: int) -> int:
+    """The kind of the nearest paragraph that is not short, in direction ``step``."""
+    j += step
+    while 0 <= j < len(kinds):
+        if kinds[j][1] != _SHORT:
+            return kinds[j][1]
+        j += step
+    return _BAD
+
+
+def _within(parent: list[int], node: int, ancestor: int) -> bool:
+    while node > ancestor:
+        node = parent[node]
+    return node == ancestor
+
+
+def _clean(nodes: Nodes, paras: list[Para], roots: set[int], chars: list[int]) -> list[bool]:
+    """Paragraphs in the region, less boilerplate containers and link lists inside it, plus
+    prose paragraphs beside it (a lead or standfirst just above the body) in its parent."""
+    parent, flags = nodes.parent, nodes.flags
+    region_chars = sum(chars[r] for r in roots) or 1
+    around = {parent[r] for r in roots if parent[r] >= 0}
+    # 0: outside; 1: in the region; 2: under a boilerplate container; 3: beside the region.
+    state = [0] * len(parent)
+    for i in range(len(parent)):
+        up = parent[i]
+        outer = state[up] if up >= 0 else 0
+        if i in roots:
+            state[i] = 1
+        elif i in around and not outer:
+            state[i] = 3
+        elif outer:
+            boiler = flags[i] & HIDDEN or (flags[i] & NEGATIVE and chars[i] * 2 < region_chars)
+            state[i] = 2 if outer == 2 or boiler else outer
+    main = [False] * len(paras)
+    kinds: list[tuple[int, int]] = []  # (paragraph index, kind) of the paragraphs in reach
+    for k, p in enumerate(paras):
+        where = state[p.node] if p.node >= 0 else 0
+        if where == 1:
+            kinds.append((k, _kind(p)))
+        elif where == 3 and _kind(p) == _GOOD:
+            kinds.append((k, _GOOD))
+    for j, (k, kind) in enumerate(kinds):
+        if kind == _GOOD:
+            main[k] = True
+        elif kind != _BAD:
+            before = _neighbour(kinds, j, -1)
+            after = _neighbour(kinds, j, 1)
+            if paras[k].heading:
+                main[k] = after == _GOOD
+            elif kind == _NEAR:
+                main[k] = _GOOD in (before, after)
+            else:
+                main[k] = before == after == _GOOD or (paras[k].sentence and _GOOD in (before, after))
+    if not any(main):
+        main = [p.chars > 0 and p.links < _LINK_LIST * p.chars for p in paras]
+        if not any(main):
+            main = [p.chars > 0 for p in paras]
+    return main
