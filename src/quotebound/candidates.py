@@ -22,7 +22,7 @@ from quotebound.normalize import normalize_text
 from quotebound.parsing import Block, Page, parse_page
 from quotebound.relevance import sentence_spans
 
-__all__ = ["HASH_VERSION", "MIN_DEFINITION_WORDS", "Candidate", "chunk_id", "extract_candidates"]
+__all__ = ["HASH_VERSION", "MIN_ALONE_WORDS", "MIN_DEFINITION_WORDS", "Candidate", "chunk_id", "extract_candidates"]
 
 HASH_VERSION = 1
 """Version of :func:`chunk_id`'s normalization; stored beside each hash, never hashed."""
@@ -37,6 +37,8 @@ MIN_DEFINITION_WORDS = 8
 """A definition-list entry (term and definitions) shorter than the paragraph minimum is still a
 candidate from this many words: an API reference's one-line summaries live there."""
 _TERMS = frozenset({"dt"})
+MIN_ALONE_WORDS = 5
+"""A short paragraph with no neighbour to join is still a candidate from this many words."""
 """A definition term starts a new window: it joins the definitions after it, never before."""
 
 
@@ -113,43 +115,59 @@ def _carries_content(quote: str) -> bool:
 
 def _windows(
     text: str, blocks: tuple[Block, ...], min_words: int, max_words: int
-) -> Iterator[tuple[int, int]]:
-    chain: list[tuple[int, int, int]] = []  # short paragraphs waiting to be joined
+) -> list[tuple[int, int]]:
+    # (start, end, words, index of its last block, whether a short neighbour may join it)
+    windows: list[tuple[int, int, int, int, bool]] = []
+    chain: list[tuple[int, int, int, int]] = []  # short paragraphs waiting to be joined
     term = False  # the chain starts with a definition term
 
-    def short_definition() -> Iterator[tuple[int, int]]:
-        # A whole definition-list entry (an API signature and its summary) is one unit even
-        # under the paragraph minimum: it is complete, not a fragment.
-        if term and len(chain) > 1 and sum(c[2] for c in chain) >= MIN_DEFINITION_WORDS:
-            yield chain[0][0], chain[-1][1]
+    def settle() -> None:
+        # A chain that never reached the minimum: a whole definition-list entry (an API
+        # signature and its summary) is one unit even so; other short paragraphs join the
+        # window just before them, or stand alone when that is full or not their neighbour.
+        words = sum(c[2] for c in chain)
+        if term and len(chain) > 1 and words >= MIN_DEFINITION_WORDS:
+            windows.append((chain[0][0], chain[-1][1], words, chain[-1][3], False))
+            return
+        if windows:
+            start, _, before, last, joinable = windows[-1]
+            if joinable and last == chain[0][3] - 1 and before + words <= max_words:
+                windows[-1] = (start, chain[-1][1], before + words, chain[-1][3], True)
+                return
+        if words >= MIN_ALONE_WORDS:
+            windows.append((chain[0][0], chain[-1][1], words, chain[-1][3], True))
 
-    for block in blocks:
+    for index, block in enumerate(blocks):
         n = len(_WORD.findall(text, block.start, block.end))
         joins = block.role == "main" and block.tag not in _HEADINGS and block.tag not in _CELLS
         if chain and (not joins or block.tag in _TERMS or sum(c[2] for c in chain) + n > max_words):
-            yield from short_definition()
+            settle()
             chain = []
         if block.role != "main" or block.tag in _HEADINGS:
             continue
         if chain:
-            chain.append((block.start, block.end, n))
+            chain.append((block.start, block.end, n, index))
             if sum(c[2] for c in chain) >= min_words:
-                yield chain[0][0], block.end
+                windows.append((chain[0][0], block.end, sum(c[2] for c in chain), index, True))
                 chain = []
         elif n < min_words:
-            chain = [(block.start, block.end, n)] if joins else []
+            chain = [(block.start, block.end, n, index)] if joins else []
             term = block.tag in _TERMS
         elif n <= max_words:
-            yield block.start, block.end
+            windows.append((block.start, block.end, n, index, joins))
         else:
-            yield from _split(text, block.start, block.end, min_words, max_words)
-    yield from short_definition()
+            for start, end, words in _split(text, block.start, block.end, min_words, max_words):
+                windows.append((start, end, words, index, joins))
+    if chain:
+        settle()
+    return [(w[0], w[1]) for w in windows]
 
 
 def _split(
     text: str, start: int, end: int, min_words: int, max_words: int
-) -> Iterator[tuple[int, int]]:
-    """Windows of whole sentences within the bounds; an over-long sentence by words."""
+) -> Iterator[tuple[int, int, int]]:
+    """Windows of whole sentences within the bounds (with their word counts); an over-long
+    sentence by words."""
     units: list[tuple[int, int, int]] = []
     for s, e in sentence_spans(text[start:end]):
         s, e = start + s, start + e
@@ -177,7 +195,5 @@ def _split(
             break
         windows[-2], windows[-1] = prev[:-1], [moved, *last]
     for w in windows:
-        if w and sum(u[2] for u in w) >= min_words:
-            yield w[0][0], w[-1][1]
-        elif w:
-            yield w[0][0], w[-1][1]  # too short to stand alone, but never dropped
+        if w:  # a last window too short to stand alone is still never dropped
+            yield w[0][0], w[-1][1], sum(u[2] for u in w)

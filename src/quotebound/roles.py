@@ -132,7 +132,7 @@ class Para:
 # --- scoring ---------------------------------------------------------------------------------
 
 _MIN_CHARS = 25
-_SHADE = 1.0
+_SHADE = 0.3
 _ALSO = 0.5
 _LEVEL_SHARE = (1.0, 1.0, 0.5, 1 / 6, 1 / 9, 1 / 12)
 """Share of a paragraph's score that the node holding it and each ancestor level receive."""
@@ -180,17 +180,26 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
         (score[i] + nodes.weight[i]) * (1 - links[i] / chars[i]) if score[i] > 0 else 0.0
         for i in range(n)
     ]
-    roots = _region(nodes, final, chars, links)
+    roots = _region(nodes, final, chars, links, shaded)
     return _clean(nodes, paras, roots, chars)
 
 
-def _region(nodes: Nodes, final: list[float], chars: list[int], links: list[int]) -> set[int]:
+def _region(
+    nodes: Nodes, final: list[float], chars: list[int], links: list[int], shaded: list[bool]
+) -> set[int]:
     """The roots of the main region: the best container, climbed and joined by siblings."""
     parent = nodes.parent
     ranked = sorted((i for i in range(len(final)) if final[i] > 0), key=lambda i: -final[i])
     if not ranked:
-        dense = max(range(len(chars)), key=lambda i: (chars[i] - links[i], -i), default=-1)
-        return {dense} if dense >= 0 and chars[dense] > links[dense] else set()
+        # No prose anywhere: the container its markup names best (a landmark, an article
+        # class), else the one with the most text that is not links.
+        texts = [i for i in range(len(chars)) if chars[i] > links[i]]
+        if not texts:
+            return set()
+        named = max(texts, key=lambda i: (nodes.weight[i], chars[i] - links[i], -i))
+        if nodes.weight[named] > _TAG_WEIGHT["div"]:
+            return {named}
+        return {max(texts, key=lambda i: (chars[i] - links[i], -i))}
     top = ranked[0]
     best = final[top]
     # Strong candidates side by side (posts of a thread, sections of a long article) share an
@@ -209,7 +218,11 @@ def _region(nodes: Nodes, final: list[float], chars: list[int], links: list[int]
     while up >= 0 and final[up] > last:
         top, last, up = up, final[up], parent[up]
     roots = {top}
+    # Other strong candidates elsewhere (a lead above, a second column) join, unless they sit
+    # in a boilerplate-looking container the chosen one is not in.
     for other in ranked[1:10]:
+        if shaded[other] and not shaded[top]:
+            continue
         if final[other] >= _ALSO * best and not any(
             _within(parent, other, r) or _within(parent, r, other) for r in roots
         ):
@@ -271,7 +284,11 @@ def _clean(nodes: Nodes, paras: list[Para], roots: set[int], chars: list[int]) -
         elif i in around and not outer:
             state[i] = 3
         elif outer:
-            boiler = flags[i] & HIDDEN or (flags[i] & NEGATIVE and chars[i] * 2 < region_chars)
+            # Inside the region a boilerplate-looking container that holds most of it is
+            # more likely a misnamed wrapper; beside the region it never joins.
+            boiler = flags[i] & HIDDEN or (
+                flags[i] & NEGATIVE and (outer == 3 or chars[i] * 2 < region_chars)
+            )
             state[i] = 2 if outer == 2 or boiler else outer
     main = [False] * len(paras)
     kinds: list[tuple[int, int]] = []  # (paragraph index, kind) of the paragraphs in reach
@@ -281,14 +298,15 @@ def _clean(nodes: Nodes, paras: list[Para], roots: set[int], chars: list[int]) -
             kinds.append((k, _kind(p)))
         elif where == 3 and _kind(p) == _GOOD:
             kinds.append((k, _GOOD))
+    prose = any(kind == _GOOD for _, kind in kinds)
     for j, (k, kind) in enumerate(kinds):
-        if kind == _GOOD:
+        if kind == _GOOD or (not prose and kind != _BAD):
             main[k] = True
         elif kind != _BAD:
             before = _neighbour(kinds, j, -1)
             after = _neighbour(kinds, j, 1)
             if paras[k].heading:
-                main[k] = after == _GOOD
+                main[k] = after == _GOOD or (after == _NEAR and before == _GOOD)
             elif kind == _NEAR:
                 main[k] = _GOOD in (before, after)
             else:
