@@ -314,7 +314,7 @@ class _Collector:
             in_body = bool(body) and chars >= 30 and paragraphs[0][:200] in body
             sentence = bool(paragraphs) and paragraphs[-1][-1:] in _SENTENCE_ENDS
             heading = tag in _HEADINGS
-            paras.append(Para(node, chars, link_chars, commas, in_body, heading, sentence))
+            paras.append(Para(node, chars, link_chars, commas, in_body, tag, heading, sentence))
         return paras
 
     def _metadata(self, ld: dict[str, str]) -> tuple[str | None, str | None]:

@@ -32,7 +32,8 @@ _NEGATIVE = re.compile(
     r"|masthead|meta|outbrain|taboola|promo|related|recommend|scroll|share|sharing|social"
     r"|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|nav|menu|breadcrumb"
     r"|byline|author|dateline|timestamp|newsletter|subscribe|signup|popup|modal|pagination"
-    r"|pager|teaser|login|search|rating|disqus|reply|respond|caption|credit|copyright"
+    r"|pager|login|search|rating|disqus|reply|respond|caption|credit|copyright|affiliate"
+    r"|siguenos|follow|letter|bio(?:$|[^a-z])|popular|trending|most-?read|sharedaddy|jp-relatedposts"
 )
 _CLASS_WEIGHT = 25.0
 _TAG_WEIGHT = {
@@ -58,12 +59,17 @@ _TAG_WEIGHT = {
     "h6": -5.0,
     "th": -5.0,
 }
-_BOILERPLATE_TAGS = frozenset({"nav", "aside", "footer", "menu", "dialog", "header", "form"})
+_BOILERPLATE_TAGS = frozenset(
+    {"nav", "aside", "footer", "menu", "dialog", "header", "form", "figcaption", "h1"}
+)
+"""Landmarks around an article, and the parts of it that are not its body: a figure's caption
+and credit, and the headline (:attr:`Page.title` keeps that)."""
 _BOILERPLATE_ROLES = frozenset(
     "navigation banner contentinfo complementary search menu menubar toolbar dialog "
     "alertdialog".split()
 )
 _LANDMARK_WEIGHT = 40.0
+_ARTICLE_TAGS = frozenset({"article", "main"})
 _ARTICLE_BODY_WEIGHT = 50.0
 
 NEGATIVE = 1
@@ -76,15 +82,14 @@ def node_info(tag: str, attrs: dict[str, str | None]) -> tuple[float, int]:
     """The weight and flags a container's tag and attributes give it."""
     weight = _TAG_WEIGHT.get(tag, 0.0)
     flags = 0
-    for name in ("class", "id"):
-        value = (attrs.get(name) or "").lower()
-        if not value:
-            continue
-        positive = _POSITIVE.search(value) is not None
-        negative = _NEGATIVE.search(value) is not None
-        weight += _CLASS_WEIGHT * (positive - negative)
-        if negative and not positive:
-            flags |= NEGATIVE
+    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower().split()
+    # Within one name the boilerplate word wins: "post-author-bio", "article-footer-box" and
+    # "related-posts" describe a box inside a post; across names the votes add up.
+    votes = sum(-1 if _NEGATIVE.search(x) else 1 if _POSITIVE.search(x) else 0 for x in names)
+    votes = max(-2, min(2, votes))
+    weight += _CLASS_WEIGHT * votes
+    if votes < 0:
+        flags |= NEGATIVE
     role = (attrs.get("role") or "").strip().lower()
     if tag in _BOILERPLATE_TAGS or role in _BOILERPLATE_ROLES:
         weight -= _LANDMARK_WEIGHT
@@ -123,6 +128,8 @@ class Para:
     commas: int
     in_article_body: bool
     """Its text is part of the page's JSON-LD ``articleBody``."""
+    tag: str
+    """The block element it starts in."""
     heading: bool
     """It is a heading (``h1`` to ``h6``)."""
     sentence: bool
@@ -138,6 +145,8 @@ _LEVEL_SHARE = (1.0, 1.0, 0.5, 1 / 6, 1 / 9, 1 / 12)
 """Share of a paragraph's score that the node holding it and each ancestor level receive."""
 _PROSE_CHARS = 80
 """A paragraph beside the region joins it when it is prose of at least this many characters."""
+_LEAD_GAP = 6
+"""Paragraphs that may stand between a lead and the body (byline, date, share links ...)."""
 _LINK_LIST = 0.5
 """A paragraph at least this share link text is a link list: boilerplate."""
 
@@ -154,8 +163,14 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
     # Prose under a boilerplate-looking container (a consent text in a form, a bio in a footer)
     # lends less: a weight, not a veto, so a page wrapped whole in one keeps its ranking.
     shaded = [False] * n
-    for i in range(n):
-        shaded[i] = bool(nodes.flags[i] & NEGATIVE) or (parent[i] >= 0 and shaded[parent[i]])
+    in_article = [False] * n
+    for i, (up, tag) in enumerate(zip(parent, nodes.tag, strict=True)):
+        outer = in_article[up] if up >= 0 else False
+        in_article[i] = outer or tag in _ARTICLE_TAGS
+        if tag == "header" and outer:  # an article's own header: headline, lead, byline
+            nodes.flags[i] &= ~NEGATIVE
+            nodes.weight[i] += _LANDMARK_WEIGHT
+        shaded[i] = bool(nodes.flags[i] & NEGATIVE) or (up >= 0 and shaded[up])
     for p in paras:
         if p.node < 0:
             continue
@@ -181,7 +196,9 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
         for i in range(n)
     ]
     roots = _region(nodes, final, chars, links, shaded)
-    return _clean(nodes, paras, roots, chars)
+    main = _clean(nodes, paras, roots, chars)
+    _add_lead(paras, main, shaded)
+    return main
 
 
 def _region(
@@ -240,23 +257,50 @@ def _region(
     return roots
 
 
+def _add_lead(paras: list[Para], main: list[bool], shaded: list[bool]) -> None:
+    """Prose just above the first main paragraph (a lead or standfirst between the headline
+    and the body, past a byline, a date or a share bar) is main too."""
+    first = main.index(True) if True in main else 0
+    skipped = 0
+    for k in range(first - 1, -1, -1):
+        p = paras[k]
+        if p.heading and p.tag == "h1":
+            return
+        if p.node >= 0 and shaded[p.node]:
+            skipped += 1
+        elif _kind(p) == _GOOD and not p.heading:
+            main[k] = True
+            continue
+        else:
+            skipped += 1
+        if skipped > _LEAD_GAP:
+            return
+
+
 _GOOD, _NEAR, _SHORT, _BAD = range(4)
 
 
 def _kind(p: Para) -> int:
-    """jusText's classes: good prose, near-good, short, or bad (a link list)."""
+    """jusText's classes: good prose, near-good, short, or bad (a link list). Items of lists,
+    rows of tables and code are near-good: they belong to the prose around them."""
     if p.links * 2 >= p.chars:
         return _BAD
     if p.links * 4 < p.chars and (p.chars >= _PROSE_CHARS or (p.chars >= 40 and p.sentence)):
         return _NEAR if p.heading else _GOOD
-    return _NEAR if p.chars >= 40 else _SHORT
+    if p.chars >= 40 or (p.tag in _ITEM_TAGS and p.links * 4 < p.chars):
+        return _NEAR
+    return _SHORT
+
+
+_SKIPPED = (_SHORT, _NEAR)
+_ITEM_TAGS = frozenset({"li", "tr", "td", "th", "dd", "dt", "pre"})
 
 
 def _neighbour(kinds: list[tuple[int, int]], j: int, step: int) -> int:
     """The kind of the nearest paragraph that is not short, in direction ``step``."""
     j += step
     while 0 <= j < len(kinds):
-        if kinds[j][1] != _SHORT:
+        if kinds[j][1] not in _SKIPPED:
             return kinds[j][1]
         j += step
     return _BAD
@@ -306,7 +350,8 @@ def _clean(nodes: Nodes, paras: list[Para], roots: set[int], chars: list[int]) -
             before = _neighbour(kinds, j, -1)
             after = _neighbour(kinds, j, 1)
             if paras[k].heading:
-                main[k] = after == _GOOD or (after == _NEAR and before == _GOOD)
+                following = kinds[j + 1][1] if j + 1 < len(kinds) else _BAD
+                main[k] = after == _GOOD or (following == _NEAR and before == _GOOD)
             elif kind == _NEAR:
                 main[k] = _GOOD in (before, after)
             else:
