@@ -18,6 +18,7 @@ from the input; nothing else is.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import re
@@ -67,6 +68,11 @@ class Page:
     """From ``<meta name=author>``, JSON-LD or ``article:author``."""
     published: str | None = None
     """From ``article:published_time``, ``<meta name=date>``, JSON-LD or ``<time datetime>``."""
+    headline: str | None = None
+    """The article's own headline: JSON-LD ``headline``, else the first ``<h1>``, else
+    ``og:title`` (``title`` is the document's, often with the site's name)."""
+    byline: str | None = None
+    """The text of the first block the page marks as a byline (class or id ``byline``)."""
 
 
 def parse_page(html: str | bytes, *, content_type: str | None = None, roles: bool = True) -> Page:
@@ -213,13 +219,16 @@ class _Collector:
             info = self._infos.get(key)
             if info is None:
                 info = self._infos[key] = node_info(tag, attrs)
+            same: tuple[Any, ...] = key[:2]
         else:
-            info = self._infos.get((tag,)) or self._infos.setdefault((tag,), node_info(tag, {}))
+            same = (tag,)
+            info = self._infos.get(same) or self._infos.setdefault(same, node_info(tag, {}))
         node = len(nodes.parent)
         nodes.parent.append(self.node)
         nodes.tag.append(tag)
         nodes.weight.append(info[0])
         nodes.flags.append(info[1])
+        nodes.kind.append(same)
         self.open_nodes.append(self.node)
         self.node = node
         if tag in _PRE_TAGS:
@@ -303,7 +312,26 @@ class _Collector:
             title = next((texts[i] for i, b in enumerate(blocks) if b.tag == "h1"), "")
             title = _fold(title)
         author, published = self._metadata(ld)
-        return Page("\n\n".join(texts), title, tuple(blocks), author, published)
+        h1 = next((texts[i] for i, b in enumerate(blocks) if b.tag == "h1"), None)
+        headline = _clean(ld.get("headline") or h1 or self.meta.get("og:title"))
+        byline = self._byline(per_para)
+        page = Page("\n\n".join(texts), title, tuple(blocks), author, published)
+        if headline or byline:  # rare enough to pay the frozen dataclass's setattr
+            page = dataclasses.replace(page, headline=headline, byline=byline)
+        return page
+
+    def _byline(self, per_para: list[list[str]]) -> str | None:
+        """The first paragraph inside (up to three levels) a box classed ``byline``."""
+        kinds, parent = self.nodes.kind, self.nodes.parent
+        for (_, _, node, _, _), paragraphs in zip(self.flushed, per_para, strict=True):
+            for _ in range(3):
+                if node < 0:
+                    break
+                names = kinds[node][1] if len(kinds[node]) > 1 else None
+                if names and "byline" in names.lower() and paragraphs:
+                    return _clean(" ".join(paragraphs)[:_BYLINE_CHARS])
+                node = parent[node]
+        return None
 
     def _paras(self, per_para: list[list[str]], article_body: str | None) -> list[Para]:
         body = _fold(article_body) if article_body and len(article_body) > 200 else ""
@@ -312,9 +340,10 @@ class _Collector:
             chars = sum(map(len, paragraphs))
             commas = sum(p.count(",") + p.count("\uff0c") + p.count("\u3001") for p in paragraphs)
             in_body = bool(body) and chars >= 30 and paragraphs[0][:200] in body
-            sentence = bool(paragraphs) and paragraphs[-1][-1:] in _SENTENCE_ENDS
+            last = paragraphs[-1][-1:] if paragraphs else ""
+            sentence = last in _SENTENCE_ENDS
             heading = tag in _HEADINGS
-            paras.append(Para(node, chars, link_chars, commas, in_body, tag, heading, sentence))
+            paras.append(Para(node, chars, link_chars, commas, in_body, tag, heading, last == ":", sentence))
         return paras
 
     def _metadata(self, ld: dict[str, str]) -> tuple[str | None, str | None]:
@@ -449,6 +478,7 @@ def _fold_many(raws: list[str]) -> list[str]:
     return folded
 
 
+_BYLINE_CHARS = 200
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _SENTENCE_ENDS = frozenset(".!?…:;\"'”»“«)。！？")
 """Characters that end a paragraph written as a sentence."""
@@ -489,7 +519,7 @@ def _paragraphs(raw: str, *, pre: bool) -> list[str]:
 
 
 def _json_ld(scripts: list[str]) -> dict[str, str]:
-    """``author`` (a name), ``datePublished`` and ``articleBody`` from JSON-LD, when present."""
+    """``author`` (a name), ``datePublished``, ``headline`` and ``articleBody`` from JSON-LD."""
     found: dict[str, str] = {}
     todo: list[Any] = []
     for script in scripts:
@@ -505,7 +535,7 @@ def _json_ld(scripts: list[str]) -> dict[str, str]:
             graph = item.get("@graph")
             if isinstance(graph, list):
                 todo.extend(graph)
-            for key in ("author", "datePublished", "articleBody"):
+            for key in ("author", "datePublished", "articleBody", "headline"):
                 value = _ld_name(item.get(key))
                 if value and key not in found:
                     found[key] = value

@@ -33,7 +33,8 @@ _NEGATIVE = re.compile(
     r"|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|nav|menu|breadcrumb"
     r"|byline|author|dateline|timestamp|newsletter|subscribe|signup|popup|modal|pagination"
     r"|pager|login|search|rating|disqus|reply|respond|caption|credit|copyright|affiliate"
-    r"|siguenos|follow|letter|bio(?:$|[^a-z])|popular|trending|most-?read|sharedaddy|jp-relatedposts"
+    r"|siguenos|follow|letter|disclaimer|callout|legend|infobox|simplenews|facebook"
+    r"|instagram|whatsapp|pinterest|bio(?:$|[^a-z])|popular|trending|most-?read|sharedaddy|jp-relatedposts"
 )
 _CLASS_WEIGHT = 25.0
 _TAG_WEIGHT = {
@@ -114,6 +115,8 @@ class Nodes:
     weight: list[float] = field(default_factory=list)
     """What the node's tag and attributes say (see :func:`node_info`)."""
     flags: list[int] = field(default_factory=list)
+    kind: list[object] = field(default_factory=list)
+    """A key equal for nodes of the same tag and class (the items of a list of posts)."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,8 @@ class Para:
     """The block element it starts in."""
     heading: bool
     """It is a heading (``h1`` to ``h6``)."""
+    introduces: bool
+    """It ends with a colon: it introduces what follows, and belongs where that belongs."""
     sentence: bool
     """It ends like a sentence (``.``, ``!``, ``?``, a closing quote ...)."""
 
@@ -145,7 +150,8 @@ _LEVEL_SHARE = (1.0, 1.0, 0.5, 1 / 6, 1 / 9, 1 / 12)
 """Share of a paragraph's score that the node holding it and each ancestor level receive."""
 _PROSE_CHARS = 80
 """A paragraph beside the region joins it when it is prose of at least this many characters."""
-_LEAD_GAP = 6
+_LEAD_GAP = 14
+_LEAD_PARAGRAPHS = 4
 """Paragraphs that may stand between a lead and the body (byline, date, share links ...)."""
 _LINK_LIST = 0.5
 """A paragraph at least this share link text is a link list: boilerplate."""
@@ -171,11 +177,13 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
             nodes.flags[i] &= ~NEGATIVE
             nodes.weight[i] += _LANDMARK_WEIGHT
         shaded[i] = bool(nodes.flags[i] & NEGATIVE) or (up >= 0 and shaded[up])
+    hits = [0] * n  # paragraphs of the JSON-LD articleBody
     for p in paras:
         if p.node < 0:
             continue
         chars[p.node] += p.chars
         links[p.node] += p.links
+        hits[p.node] += p.in_article_body
         if p.chars < _MIN_CHARS or p.links * 2 >= p.chars:
             continue
         s = 1.0 + p.commas + min(p.chars / 100, 3.0) + (20.0 if p.in_article_body else 0.0)
@@ -191,18 +199,26 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
         if parent[i] >= 0:
             chars[parent[i]] += chars[i]
             links[parent[i]] += links[i]
+            hits[parent[i]] += hits[i]
     final = [
         (score[i] + nodes.weight[i]) * (1 - links[i] / chars[i]) if score[i] > 0 else 0.0
         for i in range(n)
     ]
-    roots = _region(nodes, final, chars, links, shaded)
-    main = _clean(nodes, paras, roots, chars)
-    _add_lead(paras, main, shaded)
+    # When the page states its article body, only containers holding some of it may join.
+    joinable = [h > 0 for h in hits] if any(hits) else [True] * n
+    roots = _region(nodes, final, chars, links, shaded, joinable)
+    main = _clean(nodes, paras, roots, chars, stated=any(hits))
+    _add_lead(paras, main, shaded, stated=any(hits))
     return main
 
 
 def _region(
-    nodes: Nodes, final: list[float], chars: list[int], links: list[int], shaded: list[bool]
+    nodes: Nodes,
+    final: list[float],
+    chars: list[int],
+    links: list[int],
+    shaded: list[bool],
+    joinable: list[bool],
 ) -> set[int]:
     """The roots of the main region: the best container, climbed and joined by siblings."""
     parent = nodes.parent
@@ -238,7 +254,7 @@ def _region(
     # Other strong candidates elsewhere (a lead above, a second column) join, unless they sit
     # in a boilerplate-looking container the chosen one is not in.
     for other in ranked[1:10]:
-        if shaded[other] and not shaded[top]:
+        if (shaded[other] and not shaded[top]) or not joinable[other]:
             continue
         if final[other] >= _ALSO * best and not any(
             _within(parent, other, r) or _within(parent, r, other) for r in roots
@@ -247,29 +263,32 @@ def _region(
     up = parent[top]
     if up < 0:
         return roots
+    # Siblings that score well, or that are the same kind of box as the chosen one (the next
+    # post of a thread, the next item of a listicle), join it.
     threshold = max(10.0, 0.2 * final[top])
-    for sibling in range(top + 1, len(parent)):
-        if parent[sibling] == up and final[sibling] >= threshold:
-            roots.add(sibling)
-    for sibling in range(up + 1, top):
-        if parent[sibling] == up and final[sibling] >= threshold:
-            roots.add(sibling)
+    kind = nodes.kind[top]
+    for sibling in range(up + 1, len(parent)):
+        if parent[sibling] == up and sibling != top and joinable[sibling]:
+            if final[sibling] >= threshold or (nodes.kind[sibling] == kind and final[sibling] > 0):
+                roots.add(sibling)
     return roots
 
 
-def _add_lead(paras: list[Para], main: list[bool], shaded: list[bool]) -> None:
+def _add_lead(paras: list[Para], main: list[bool], shaded: list[bool], *, stated: bool) -> None:
     """Prose just above the first main paragraph (a lead or standfirst between the headline
-    and the body, past a byline, a date or a share bar) is main too."""
+    and the body, past a byline, a date or a share bar) is main too: at most four paragraphs,
+    and only paragraphs of the stated article body when the page states one."""
     first = main.index(True) if True in main else 0
-    skipped = 0
+    skipped = added = 0
     for k in range(first - 1, -1, -1):
         p = paras[k]
-        if p.heading and p.tag == "h1":
+        if (p.heading and p.tag == "h1") or added == _LEAD_PARAGRAPHS:
             return
         if p.node >= 0 and shaded[p.node]:
             skipped += 1
-        elif _kind(p) == _GOOD and not p.heading:
+        elif _kind(p) == _GOOD and not p.heading and (p.in_article_body or not stated):
             main[k] = True
+            added += 1
             continue
         else:
             skipped += 1
@@ -312,9 +331,11 @@ def _within(parent: list[int], node: int, ancestor: int) -> bool:
     return node == ancestor
 
 
-def _clean(nodes: Nodes, paras: list[Para], roots: set[int], chars: list[int]) -> list[bool]:
+def _clean(
+    nodes: Nodes, paras: list[Para], roots: set[int], chars: list[int], *, stated: bool
+) -> list[bool]:
     """Paragraphs in the region, less boilerplate containers and link lists inside it, plus
-    prose paragraphs beside it (a lead or standfirst just above the body) in its parent."""
+    prose paragraphs beside it in its parent (of the stated article body, if there is one)."""
     parent, flags = nodes.parent, nodes.flags
     region_chars = sum(chars[r] for r in roots) or 1
     around = {parent[r] for r in roots if parent[r] >= 0}
@@ -340,7 +361,7 @@ def _clean(nodes: Nodes, paras: list[Para], roots: set[int], chars: list[int]) -
         where = state[p.node] if p.node >= 0 else 0
         if where == 1:
             kinds.append((k, _kind(p)))
-        elif where == 3 and _kind(p) == _GOOD:
+        elif where == 3 and _kind(p) == _GOOD and (p.in_article_body or not stated):
             kinds.append((k, _GOOD))
     prose = any(kind == _GOOD for _, kind in kinds)
     for j, (k, kind) in enumerate(kinds):
@@ -349,7 +370,7 @@ def _clean(nodes: Nodes, paras: list[Para], roots: set[int], chars: list[int]) -
         elif kind != _BAD:
             before = _neighbour(kinds, j, -1)
             after = _neighbour(kinds, j, 1)
-            if paras[k].heading:
+            if paras[k].heading or paras[k].introduces:
                 following = kinds[j + 1][1] if j + 1 < len(kinds) else _BAD
                 main[k] = after == _GOOD or (following == _NEAR and before == _GOOD)
             elif kind == _NEAR:

@@ -1,0 +1,236 @@
+"""Main-content roles by scoring: each signal weighs, none vetoes, every page with text has main.
+
+Small hand-made pages, one per signal, then a sample of real pages from the shared
+main-content evaluation set (skipped when ``../shared/data`` is absent) with a recall floor.
+"""
+
+from __future__ import annotations
+
+import json
+import lzma
+import random
+import tarfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from quotebound.parsing import Page, parse_page
+
+ARTICLE = [
+    "Residents of the harbour town voted on Tuesday to keep the island ferry running for at "
+    "least another ten years, after a campaign that filled the village hall three nights.",
+    "The council had proposed replacing the ferry with a weekly boat service, arguing that the "
+    "vessel, built in 1978, would need repairs costing more than the library's yearly budget.",
+    "The vote passed by 1,204 votes to 387, and the council will now ask the regional "
+    "government to share the cost of a new engine before the summer season begins.",
+]
+
+
+def _paras(*texts: str) -> str:
+    return "".join(f"<p>{t}</p>" for t in texts)
+
+
+def _role(page: Page, needle: str) -> str:
+    """The role of the block containing ``needle``."""
+    for b in page.blocks:
+        if needle in page.text[b.start : b.end]:
+            return b.role
+    raise AssertionError(f"{needle!r} not in the page text")
+
+
+def _main(page: Page) -> str:
+    return "\n".join(page.text[b.start : b.end] for b in page.blocks if b.role == "main")
+
+
+MENU = (
+    "<nav><ul><li><a href=/>Home</a></li><li><a href=/n>News</a></li>"
+    "<li><a href=/s>Sport</a></li></ul></nav>"
+)
+
+
+def test_a_share_bar_inside_an_article_keeps_the_article_main() -> None:
+    page = parse_page(
+        f"<body>{MENU}<article><h1>Ferry vote</h1>"
+        "<div class='share-bar'><a href=/f>Facebook</a> <a href=/t>Twitter</a> "
+        "<a href=/m>Email this story</a></div>"
+        f"{_paras(*ARTICLE)}</article></body>"
+    )
+    for text in ARTICLE:
+        assert _role(page, text) == "main"
+    assert _role(page, "Email this story") == "boilerplate"
+    assert _role(page, "Sport") == "boilerplate"
+
+
+def test_an_article_outside_a_main_that_holds_only_a_hero_image_is_still_main() -> None:
+    page = parse_page(
+        f"<body>{MENU}<main><figure><img src=hero.jpg alt=''></figure></main>"
+        f"<div class=story>{_paras(*ARTICLE)}</div>"
+        "<footer><p>© 2024 The Coast Courier</p></footer></body>"
+    )
+    for text in ARTICLE:
+        assert _role(page, text) == "main"
+    assert _role(page, "The Coast Courier") == "boilerplate"
+
+
+def test_an_ad_classed_wrapper_around_the_whole_page_vetoes_nothing() -> None:
+    page = parse_page(
+        f"<body><div class='ad-wrapper' id='header'>{MENU}"
+        f"<div class=content>{_paras(*ARTICLE)}</div></div></body>"
+    )
+    for text in ARTICLE:
+        assert _role(page, text) == "main"
+
+
+def test_a_comment_thread_under_an_article_is_boilerplate() -> None:
+    comments = [
+        "I have taken that ferry every morning for thirty years, and I cannot imagine the "
+        "island without it, so this is the best news we have had in a long, long time.",
+        "Somebody has to pay for the engine, and I would like the council to publish the full "
+        "repair estimate before anyone celebrates this result too loudly, to be honest.",
+    ]
+    page = parse_page(
+        f"<body>{MENU}<article>{_paras(*ARTICLE)}</article>"
+        "<section id=comments><h2>Comments</h2>"
+        + "".join(f"<div class=comment><p>{c}</p></div>" for c in comments)
+        + "</section></body>"
+    )
+    for text in ARTICLE:
+        assert _role(page, text) == "main"
+    for text in comments:
+        assert _role(page, text) == "boilerplate"
+
+
+def test_a_table_of_data_inside_an_article_is_main() -> None:
+    table = "<table><tr><th>Year</th><th>Passengers</th></tr><tr><td>2022</td><td>41,200</td>"
+    table += "</tr><tr><td>2023</td><td>43,950</td></tr></table>"
+    page = parse_page(
+        f"<body>{MENU}<article>{_paras(*ARTICLE[:2])}{table}{_paras(ARTICLE[2])}</article></body>"
+    )
+    assert _role(page, "2023 | 43,950") == "main"
+    assert _role(page, "Year | Passengers") == "main"
+
+
+def test_related_links_and_a_newsletter_box_inside_the_article_stay_boilerplate() -> None:
+    page = parse_page(
+        f"<body><article>{_paras(*ARTICLE)}"
+        "<div class=related-stories><h3>Read more</h3><ul>"
+        "<li><a href=/1>Island school celebrates its hundredth year with a parade</a></li>"
+        "<li><a href=/2>New timetable for the coastal bus brings earlier departures</a></li>"
+        "</ul></div><div class=newsletter-signup><p>Sign up for our morning newsletter and get "
+        "the most important local stories from the coast, every weekday.</p></div>"
+        "</article></body>"
+    )
+    for text in ARTICLE:
+        assert _role(page, text) == "main"
+    assert _role(page, "Island school") == "boilerplate"
+    assert _role(page, "morning newsletter") == "boilerplate"
+
+
+def test_a_lead_above_the_body_past_a_byline_is_main_and_metadata_is_read() -> None:
+    lead = "The island keeps its lifeline: a decade more of daily crossings, voters decided."
+    page = parse_page(
+        "<body><div class=top><h1>Harbour town keeps its ferry</h1>"
+        f"<p class=standfirst>{lead}</p><div class=byline>By Maria Okafor</div>"
+        "<div class=date>14 March 2024</div></div>"
+        f"<div class=body>{_paras(*ARTICLE)}</div></body>"
+    )
+    assert _role(page, lead) == "main"
+    assert _role(page, "By Maria Okafor") == "boilerplate"
+    assert _role(page, "Harbour town keeps its ferry") == "boilerplate"
+    assert page.headline == "Harbour town keeps its ferry"
+    assert page.byline == "By Maria Okafor"
+
+
+def test_json_ld_article_body_is_strong_evidence() -> None:
+    body = " ".join(ARTICLE)
+    ld = json.dumps({"@type": "NewsArticle", "headline": "Ferry stays", "articleBody": body})
+    teaser = (
+        "Weather: a long spell of sunshine, with light winds from the west, is expected for the "
+        "whole weekend across the coast, according to the regional forecast, as usual."
+    )
+    page = parse_page(
+        f"<head><script type='application/ld+json'>{ld}</script></head><body>"
+        f"<div class=x>{_paras(teaser, teaser[::-1])}</div><div class=y>{_paras(*ARTICLE)}</div>"
+        "</body>"
+    )
+    assert _role(page, ARTICLE[0]) == "main"
+    assert _role(page, teaser) == "boilerplate"
+    assert page.headline == "Ferry stays"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["div", "nav", "footer", "aside", "p", "section", "li", "h2", "a"]),
+            st.sampled_from(["", "ad", "share", "comment", "content", "nav", "article-body"]),
+            st.text(alphabet="abc ,.", min_size=0, max_size=60),
+        ),
+        max_size=12,
+    )
+)
+def test_a_page_with_text_always_has_main_blocks(parts: list[tuple[str, str, str]]) -> None:
+    html = "".join(f"<{tag} class='{cls}'>{text}</{tag}>" for tag, cls, text in parts)
+    page = parse_page(f"<body>{html}</body>")
+    assert bool(page.text.strip()) == any(b.role == "main" for b in page.blocks)
+
+
+def test_sanitize_skips_roles_but_keeps_the_same_text() -> None:
+    html = f"<body>{MENU}<article>{_paras(*ARTICLE)}</article></body>"
+    assert parse_page(html, roles=False).text == parse_page(html).text
+    assert {b.role for b in parse_page(html, roles=False).blocks} == {"main"}
+
+
+# --- real pages ------------------------------------------------------------------------------
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "trafilatura-eval.tar.xz"
+SAMPLE = 150
+RECALL_FLOOR = 0.88
+PRECISION_FLOOR = 0.85
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def real_pages() -> list[tuple[dict[str, list[str]], bytes]]:
+    """A fixed random sample of the shared evaluation set's pages with their snippets."""
+    if not DATA.exists():
+        pytest.skip(f"{DATA} is absent (the shared data set lies beside the repo)")
+    pages: dict[str, bytes] = {}
+    evaldata: dict[str, dict[str, object]] = {}
+    with lzma.open(DATA) as xz, tarfile.open(fileobj=xz, mode="r|") as tar:
+        for member in tar:
+            name = member.name
+            handle = tar.extractfile(member) if member.isfile() else None
+            if handle is None:
+                continue
+            if name.endswith("evaldata.json"):
+                evaldata = json.loads(handle.read())
+            elif "/cache/" in name or "/eval/" in name:
+                pages.setdefault(name.rsplit("/", 1)[1], handle.read())
+    items = sorted(evaldata.values(), key=lambda item: str(item["file"]))
+    random.Random(7).shuffle(items)
+    return [(item, pages[str(item["file"])]) for item in items[:SAMPLE]]  # type: ignore[misc]
+
+
+def test_real_pages_recall_floor_and_no_page_without_main(
+    real_pages: list[tuple[dict[str, list[str]], bytes]],
+) -> None:
+    tp = fp = fn = 0
+    empty = []
+    for item, raw in real_pages:
+        page = parse_page(raw, content_type="text/html")
+        main = _norm(_main(page))
+        if page.text.strip() and not main:
+            empty.append(item["file"])
+        found = sum(_norm(w) in main for w in item["with"])
+        tp += found
+        fn += len(item["with"]) - found
+        fp += sum(_norm(w) in main for w in item["without"])
+    assert not empty
+    assert tp / (tp + fn) >= RECALL_FLOOR
+    assert tp / (tp + fp) >= PRECISION_FLOOR
