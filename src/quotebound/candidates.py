@@ -22,7 +22,14 @@ from quotebound.normalize import normalize_text
 from quotebound.parsing import Block, Page, parse_page
 from quotebound.relevance import sentence_spans
 
-__all__ = ["HASH_VERSION", "MIN_ALONE_WORDS", "MIN_DEFINITION_WORDS", "Candidate", "chunk_id", "extract_candidates"]
+__all__ = [
+    "HASH_VERSION",
+    "MIN_ALONE_WORDS",
+    "MIN_DEFINITION_WORDS",
+    "Candidate",
+    "chunk_id",
+    "extract_candidates",
+]
 
 HASH_VERSION = 1
 """Version of :func:`chunk_id`'s normalization; stored beside each hash, never hashed."""

@@ -219,16 +219,16 @@ class _Collector:
             info = self._infos.get(key)
             if info is None:
                 info = self._infos[key] = node_info(tag, attrs)
-            same: tuple[Any, ...] = key[:2]
+            classes = (attrs.get("class") or "").lower()
         else:
-            same = (tag,)
-            info = self._infos.get(same) or self._infos.setdefault(same, node_info(tag, {}))
+            classes = ""
+            info = self._infos.get((tag,)) or self._infos.setdefault((tag,), node_info(tag, {}))
         node = len(nodes.parent)
         nodes.parent.append(self.node)
         nodes.tag.append(tag)
         nodes.weight.append(info[0])
         nodes.flags.append(info[1])
-        nodes.kind.append(same)
+        nodes.classes.append(classes)
         self.open_nodes.append(self.node)
         self.node = node
         if tag in _PRE_TAGS:
@@ -322,13 +322,12 @@ class _Collector:
 
     def _byline(self, per_para: list[list[str]]) -> str | None:
         """The first paragraph inside (up to three levels) a box classed ``byline``."""
-        kinds, parent = self.nodes.kind, self.nodes.parent
+        classes, parent = self.nodes.classes, self.nodes.parent
         for (_, _, node, _, _), paragraphs in zip(self.flushed, per_para, strict=True):
             for _ in range(3):
                 if node < 0:
                     break
-                names = kinds[node][1] if len(kinds[node]) > 1 else None
-                if names and "byline" in names.lower() and paragraphs:
+                if "byline" in classes[node] and paragraphs:
                     return _clean(" ".join(paragraphs)[:_BYLINE_CHARS])
                 node = parent[node]
         return None
@@ -343,7 +342,10 @@ class _Collector:
             last = paragraphs[-1][-1:] if paragraphs else ""
             sentence = last in _SENTENCE_ENDS
             heading = tag in _HEADINGS
-            paras.append(Para(node, chars, link_chars, commas, in_body, tag, heading, last == ":", sentence))
+            introduces = last == ":"
+            paras.append(
+                Para(node, chars, link_chars, commas, in_body, tag, heading, introduces, sentence)
+            )
         return paras
 
     def _metadata(self, ld: dict[str, str]) -> tuple[str | None, str | None]:

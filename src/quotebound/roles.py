@@ -8,11 +8,13 @@ containers above them, less with each level; a container's class and id words (`
 ``<main>``, ``<nav>``), ``itemprop=articleBody``, its link density and the page's JSON-LD
 ``articleBody`` add or take away. Every signal is a weight; none decides alone.
 
-The best container, widened to an ancestor when the strong candidates sit side by side and
-joined by siblings that score well or read as prose, is the main region. Inside it, containers
-that look like boilerplate (share bars, bylines, related lists, comment threads) and link lists
-stay boilerplate. A page with text always gets main paragraphs: with no clear region, the
-densest text container is main.
+The best container, widened to an ancestor when strong candidates sit side by side, and joined
+by other strong candidates and by siblings that score well or are the same kind of box, is the
+main region. Inside it, paragraphs are classed as jusText does (good prose, near-good, short,
+link list) and short ones follow their neighbours; containers that look like boilerplate (share
+bars, bylines, related lists, comment threads, captions) stay boilerplate. Prose beside the
+region in its parent, and a lead just above it, join it. A page with text always gets main
+paragraphs: with no prose anywhere, the best-named or the densest text container is main.
 """
 
 from __future__ import annotations
@@ -27,15 +29,18 @@ __all__ = ["Nodes", "Para", "main_flags", "node_info"]
 _POSITIVE = re.compile(
     r"article|body|content|entry|hentry|main|post|text|blog|story|prose|column|detail|lead"
 )
+"""Words of class and id names that mark an article's container."""
 _NEGATIVE = re.compile(
     r"(?:^|[^a-z])ads?(?:$|[^a-z])|advert|banner|combx|comment|contact|foot|gdpr|cookie|consent"
     r"|masthead|meta|outbrain|taboola|promo|related|recommend|scroll|share|sharing|social"
     r"|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|nav|menu|breadcrumb"
     r"|byline|author|dateline|timestamp|newsletter|subscribe|signup|popup|modal|pagination"
     r"|pager|login|search|rating|disqus|reply|respond|caption|credit|copyright|affiliate"
-    r"|siguenos|follow|letter|disclaimer|callout|legend|infobox|simplenews|facebook"
-    r"|instagram|whatsapp|pinterest|bio(?:$|[^a-z])|popular|trending|most-?read|sharedaddy|jp-relatedposts"
+    r"|siguenos|follow|letter|disclaimer|callout|legend|infobox|simplenews|facebook|instagram"
+    r"|whatsapp|pinterest|bio(?:$|[^a-z])|popular|trending|most-?read"
 )
+"""Words of class and id names that mark boilerplate boxes (matched inside names, so
+``sidebarRight`` and ``post-share-tools`` count)."""
 _CLASS_WEIGHT = 25.0
 _TAG_WEIGHT = {
     "article": 20.0,
@@ -66,8 +71,8 @@ _BOILERPLATE_TAGS = frozenset(
 """Landmarks around an article, and the parts of it that are not its body: a figure's caption
 and credit, and the headline (:attr:`Page.title` keeps that)."""
 _BOILERPLATE_ROLES = frozenset(
-    "navigation banner contentinfo complementary search menu menubar toolbar dialog "
-    "alertdialog".split()
+    {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar"}
+    | {"toolbar", "dialog", "alertdialog"}
 )
 _LANDMARK_WEIGHT = 40.0
 _ARTICLE_TAGS = frozenset({"article", "main"})
@@ -115,8 +120,8 @@ class Nodes:
     weight: list[float] = field(default_factory=list)
     """What the node's tag and attributes say (see :func:`node_info`)."""
     flags: list[int] = field(default_factory=list)
-    kind: list[object] = field(default_factory=list)
-    """A key equal for nodes of the same tag and class (the items of a list of posts)."""
+    classes: list[str] = field(default_factory=list)
+    """Each node's ``class`` attribute, lower-cased ("" without one)."""
 
 
 @dataclass(frozen=True)
@@ -144,15 +149,18 @@ class Para:
 # --- scoring ---------------------------------------------------------------------------------
 
 _MIN_CHARS = 25
+"""Shorter paragraphs lend no score."""
 _SHADE = 0.3
+"""What a paragraph under a boilerplate-looking container lends, as a share."""
 _ALSO = 0.5
+"""Another candidate this close to the best one's score joins the region."""
 _LEVEL_SHARE = (1.0, 1.0, 0.5, 1 / 6, 1 / 9, 1 / 12)
 """Share of a paragraph's score that the node holding it and each ancestor level receive."""
 _PROSE_CHARS = 80
 """A paragraph beside the region joins it when it is prose of at least this many characters."""
 _LEAD_GAP = 14
-_LEAD_PARAGRAPHS = 4
 """Paragraphs that may stand between a lead and the body (byline, date, share links ...)."""
+_LEAD_PARAGRAPHS = 4
 _LINK_LIST = 0.5
 """A paragraph at least this share link text is a link list: boilerplate."""
 
@@ -166,17 +174,19 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
     chars = [0] * n
     links = [0] * n
     score = [0.0] * n
-    # Prose under a boilerplate-looking container (a consent text in a form, a bio in a footer)
-    # lends less: a weight, not a veto, so a page wrapped whole in one keeps its ranking.
+    flags, weight = list(nodes.flags), list(nodes.weight)
+    # Prose under a boilerplate-looking or hidden container (a consent text in a form, a bio in
+    # a footer) lends less: a weight, not a veto, so a page wrapped whole in one keeps its
+    # ranking. An article's own <header> (headline, lead, byline) is not a page banner.
     shaded = [False] * n
     in_article = [False] * n
     for i, (up, tag) in enumerate(zip(parent, nodes.tag, strict=True)):
         outer = in_article[up] if up >= 0 else False
         in_article[i] = outer or tag in _ARTICLE_TAGS
-        if tag == "header" and outer:  # an article's own header: headline, lead, byline
-            nodes.flags[i] &= ~NEGATIVE
-            nodes.weight[i] += _LANDMARK_WEIGHT
-        shaded[i] = bool(nodes.flags[i] & NEGATIVE) or (up >= 0 and shaded[up])
+        if tag == "header" and outer:
+            flags[i] &= ~NEGATIVE
+            weight[i] += _LANDMARK_WEIGHT
+        shaded[i] = bool(flags[i] & (NEGATIVE | HIDDEN)) or (up >= 0 and shaded[up])
     hits = [0] * n  # paragraphs of the JSON-LD articleBody
     for p in paras:
         if p.node < 0:
@@ -201,13 +211,13 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
             links[parent[i]] += links[i]
             hits[parent[i]] += hits[i]
     final = [
-        (score[i] + nodes.weight[i]) * (1 - links[i] / chars[i]) if score[i] > 0 else 0.0
+        (score[i] + weight[i]) * (1 - links[i] / chars[i]) if score[i] > 0 else 0.0
         for i in range(n)
     ]
     # When the page states its article body, only containers holding some of it may join.
     joinable = [h > 0 for h in hits] if any(hits) else [True] * n
     roots = _region(nodes, final, chars, links, shaded, joinable)
-    main = _clean(nodes, paras, roots, chars, stated=any(hits))
+    main = _clean(nodes, flags, paras, roots, chars, stated=any(hits))
     _add_lead(paras, main, shaded, stated=any(hits))
     return main
 
@@ -266,11 +276,13 @@ def _region(
     # Siblings that score well, or that are the same kind of box as the chosen one (the next
     # post of a thread, the next item of a listicle), join it.
     threshold = max(10.0, 0.2 * final[top])
-    kind = nodes.kind[top]
+    tag, classes = nodes.tag[top], nodes.classes[top]
     for sibling in range(up + 1, len(parent)):
-        if parent[sibling] == up and sibling != top and joinable[sibling]:
-            if final[sibling] >= threshold or (nodes.kind[sibling] == kind and final[sibling] > 0):
-                roots.add(sibling)
+        if parent[sibling] != up or sibling == top or not joinable[sibling]:
+            continue
+        alike = nodes.tag[sibling] == tag and nodes.classes[sibling] == classes
+        if final[sibling] >= threshold or (alike and final[sibling] > 0):
+            roots.add(sibling)
     return roots
 
 
@@ -316,7 +328,8 @@ _ITEM_TAGS = frozenset({"li", "tr", "td", "th", "dd", "dt", "pre"})
 
 
 def _neighbour(kinds: list[tuple[int, int]], j: int, step: int) -> int:
-    """The kind of the nearest paragraph that is not short, in direction ``step``."""
+    """The kind of the nearest good or bad paragraph in direction ``step`` (the page's edge
+    counts as bad)."""
     j += step
     while 0 <= j < len(kinds):
         if kinds[j][1] not in _SKIPPED:
@@ -326,17 +339,24 @@ def _neighbour(kinds: list[tuple[int, int]], j: int, step: int) -> int:
 
 
 def _within(parent: list[int], node: int, ancestor: int) -> bool:
+    """Whether ``node`` is ``ancestor`` or lies under it."""
     while node > ancestor:
         node = parent[node]
     return node == ancestor
 
 
 def _clean(
-    nodes: Nodes, paras: list[Para], roots: set[int], chars: list[int], *, stated: bool
+    nodes: Nodes,
+    flags: list[int],
+    paras: list[Para],
+    roots: set[int],
+    chars: list[int],
+    *,
+    stated: bool,
 ) -> list[bool]:
     """Paragraphs in the region, less boilerplate containers and link lists inside it, plus
     prose paragraphs beside it in its parent (of the stated article body, if there is one)."""
-    parent, flags = nodes.parent, nodes.flags
+    parent = nodes.parent
     region_chars = sum(chars[r] for r in roots) or 1
     around = {parent[r] for r in roots if parent[r] >= 0}
     # 0: outside; 1: in the region; 2: under a boilerplate container; 3: beside the region.
@@ -375,8 +395,10 @@ def _clean(
                 main[k] = after == _GOOD or (following == _NEAR and before == _GOOD)
             elif kind == _NEAR:
                 main[k] = _GOOD in (before, after)
-            else:
-                main[k] = before == after == _GOOD or (paras[k].sentence and _GOOD in (before, after))
+            else:  # short: between prose, or a sentence beside prose
+                main[k] = before == after == _GOOD or (
+                    paras[k].sentence and _GOOD in (before, after)
+                )
     if not any(main):
         main = [p.chars > 0 and p.links < _LINK_LIST * p.chars for p in paras]
         if not any(main):
