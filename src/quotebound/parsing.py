@@ -18,15 +18,14 @@ from the input; nothing else is.
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import accumulate, chain
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -79,14 +78,39 @@ def parse_page(html: str | bytes, *, content_type: str | None = None, roles: boo
     """Parse HTML, or text when ``content_type`` is a text type; never raises.
 
     ``content_type`` may be a full header (``text/html; charset=iso-8859-1``); bytes are decoded
-    by BOM, header charset, ``<meta charset>``, detection, then replacement characters.
+    by BOM, header charset, ``<meta charset>``, detection, then replacement characters. With
+    ``roles=False`` every block is main and no content scoring runs (the text is the same).
     """
+    html, text_type = _prepare(html, content_type)
+    if text_type:
+        return _parse_text(html, markdown=media_type(content_type) in _MARKDOWN_TYPES)
+    return _collect(html, _Collector(roles=roles), _Collector.page)
+
+
+def sanitize_html(html: str | bytes, *, content_type: str | None = None) -> str:
+    """The clean text of a page: ``parse_page(html, content_type=...).text``, without the
+    blocks, roles and metadata."""
+    html, text_type = _prepare(html, content_type)
+    if text_type:
+        return _parse_text(html).text
+    return _collect(html, _Collector(roles=False), _Collector.text)
+
+
+def _prepare(html: str | bytes, content_type: str | None) -> tuple[str, bool]:
+    """The markup decoded and without the characters used as internal marks, and whether it
+    is to be read as text rather than HTML."""
     if isinstance(html, bytes):
         html = decode_bytes(html, content_type=content_type)[0]
     for mark in ("\x00", *_MARKS):
         html = html.replace(mark, "")
-    if media_type(content_type) in TEXT_TYPES:
-        return _parse_text(html, markdown=media_type(content_type) in _MARKDOWN_TYPES)
+    return html, media_type(content_type) in TEXT_TYPES
+
+
+_T = TypeVar("_T")
+
+
+def _collect(html: str, collector: _Collector, finish: Callable[[_Collector], _T]) -> _T:
+    """Walk ``html`` into ``collector`` and return ``finish(collector)``."""
     if _nesting_depth(html) > _MAX_DEPTH:
         html = _cap_depth(html)
     # The commonest line break becomes its mark before parsing: a third fewer nodes to walk on
@@ -97,17 +121,11 @@ def parse_page(html: str | bytes, *, content_type: str | None = None, roles: boo
     paused = gc.isenabled()
     gc.disable()
     try:
-        collector = _Collector(roles=roles)
         _walk(LexborHTMLParser(html), collector)
-        return collector.page()
+        return finish(collector)
     finally:
         if paused:
             gc.enable()
-
-
-def sanitize_html(html: str | bytes, *, content_type: str | None = None) -> str:
-    """The clean text of a page: ``parse_page(html, content_type=...).text``."""
-    return parse_page(html, content_type=content_type, roles=False).text
 
 
 # --- element classes -------------------------------------------------------------------------
@@ -147,6 +165,8 @@ _KIND = {
     "time": _TIME,
 }
 """What the walker does at an element; elements not listed are inline and only descended."""
+_KIND_TEXT_ONLY = {tag: kind for tag, kind in _KIND.items() if kind != _LINK}
+"""The same when no roles are scored: links then need no counting."""
 
 _BR_MARK = "\ufdd0"
 """Marks a ``<br>`` in raw paragraph text (a Unicode noncharacter, removed from input)."""
@@ -199,7 +219,7 @@ class _Collector:
             self.flushed.append((raw, self.pre > 0, self.para_node, self.para_tag, self.link_chars))
         self.link_chars = 0
 
-    def open_block(self, tag: str, kind: int, attrs: dict[str, str | None]) -> int:
+    def open_block(self, tag: str, kind: int, element: LexborNode) -> int:
         """A block or cell opens; returns what closing it must undo."""
         starts = True
         if kind == _BLOCK:
@@ -212,7 +232,20 @@ class _Collector:
         else:
             self.parts.clear()
         self.blocks.append(tag)
-        nodes = self.nodes
+        if self.roles:
+            node = self._add_node(tag, element.attributes)
+            if starts:
+                self.para_node = node
+        if tag in _PRE_TAGS:
+            self.pre += 1
+            kind |= _CHANGES_CONTEXT
+        if starts:
+            self.para_tag = tag
+        return kind
+
+    def _add_node(self, tag: str, attrs: dict[str, str | None]) -> int:
+        """Record a block element in the tree the roles are scored on; it becomes the
+        innermost open one."""
         if attrs:
             key: tuple[Any, ...] = (tag, attrs.get("class"), attrs.get("id"), attrs.get("role"))
             key += (attrs.get("itemprop"), "hidden" in attrs)
@@ -223,6 +256,7 @@ class _Collector:
         else:
             classes = ""
             info = self._infos.get((tag,)) or self._infos.setdefault((tag,), node_info(tag, {}))
+        nodes = self.nodes
         node = len(nodes.parent)
         nodes.parent.append(self.node)
         nodes.tag.append(tag)
@@ -231,20 +265,15 @@ class _Collector:
         nodes.classes.append(classes)
         self.open_nodes.append(self.node)
         self.node = node
-        if tag in _PRE_TAGS:
-            self.pre += 1
-            kind |= _CHANGES_CONTEXT
-        if starts:
-            self.para_node = node
-            self.para_tag = tag
-        return kind
+        return node
 
     def close_block(self, kind: int) -> None:
         """A block or cell closes: a block ends its paragraph, and the next starts outside."""
         if kind & _BLOCK and self.parts:
             self.flush()
         self.blocks.pop()
-        self.node = self.open_nodes.pop()
+        if self.roles:
+            self.node = self.open_nodes.pop()
         if kind & _CHANGES_CONTEXT:
             self.pre -= 1
         if kind & _BLOCK:
@@ -272,8 +301,8 @@ class _Collector:
         elif node.tag == "script" and (attrs.get("type") or "").strip() == "application/ld+json":
             self.ld_json.append(node.text())
 
-    def page(self) -> Page:
-        """Assemble the page once the walk is done."""
+    def paragraphs(self) -> list[list[str]]:
+        """The paragraphs of each raw paragraph, folded (``<br>`` runs may split one)."""
         if self.parts:
             self.flush()
         flushed = self.flushed
@@ -291,6 +320,16 @@ class _Collector:
                 else:
                     paragraphs = [line] if line else []
             per_para.append(paragraphs)
+        return per_para
+
+    def text(self) -> str:
+        """The page's clean text alone, once the walk is done."""
+        return "\n\n".join(chain.from_iterable(self.paragraphs()))
+
+    def page(self) -> Page:
+        """Assemble the page once the walk is done."""
+        per_para = self.paragraphs()
+        flushed = self.flushed
         ld = _json_ld(self.ld_json)
         if self.roles:
             mains = main_flags(self.nodes, self._paras(per_para, ld.get("articleBody")))
@@ -314,11 +353,9 @@ class _Collector:
         author, published = self._metadata(ld)
         h1 = next((texts[i] for i, b in enumerate(blocks) if b.tag == "h1"), None)
         headline = _clean(ld.get("headline") or h1 or self.meta.get("og:title"))
-        byline = self._byline(per_para)
-        page = Page("\n\n".join(texts), title, tuple(blocks), author, published)
-        if headline or byline:  # rare enough to pay the frozen dataclass's setattr
-            page = dataclasses.replace(page, headline=headline, byline=byline)
-        return page
+        byline = self._byline(per_para) if self.roles else None
+        text = "\n\n".join(texts)
+        return Page(text, title, tuple(blocks), author, published, headline, byline)
 
     def _byline(self, per_para: list[list[str]]) -> str | None:
         """The first paragraph inside (up to three levels) a box classed ``byline``."""
@@ -390,6 +427,7 @@ def _walk(tree: LexborHTMLParser, c: _Collector) -> None:
     open_block, close_block = c.open_block, c.close_block
     # lexbor's tag ids are per document for custom elements, so this cache is per walk.
     kinds: dict[int, tuple[int | None, str]] = {}
+    table = _KIND if c.roles else _KIND_TEXT_ONLY
     links = 0  # open <a href> elements
     # The open ancestors of ``node``, and what closing each must undo (0: nothing).
     stack: list[LexborNode] = []
@@ -408,13 +446,13 @@ def _walk(tree: LexborHTMLParser, c: _Collector) -> None:
             known = kinds.get(tag_id)
             if known is None:
                 tag = node.tag or ""
-                known = kinds[tag_id] = (_KIND.get(tag), tag)
+                known = kinds[tag_id] = (table.get(tag), tag)
             kind, tag = known
             descend = True
             if kind is None:
                 pass
             elif kind <= _CELL:
-                undo = open_block(tag, kind, node.attributes)
+                undo = open_block(tag, kind, node)
             elif kind == _BR:
                 append(_BR_MARK)
             elif kind == _LINK:
