@@ -186,7 +186,10 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
         if tag == "header" and outer:
             flags[i] &= ~NEGATIVE
             weight[i] += _LANDMARK_WEIGHT
-        shaded[i] = bool(flags[i] & (NEGATIVE | HIDDEN)) or (up >= 0 and shaded[up])
+        # An article container (by tag or name) inside a boilerplate-named wrapper resets the
+        # shade: real sites wrap whole articles in "share" or "ad" containers.
+        reset = tag in _ARTICLE_TAGS
+        shaded[i] = bool(flags[i] & (NEGATIVE | HIDDEN)) or (up >= 0 and shaded[up] and not reset)
     hits = [0] * n  # paragraphs of the JSON-LD articleBody
     for p in paras:
         if p.node < 0:
