@@ -30,17 +30,24 @@ _POSITIVE = re.compile(
     r"article|body|content|entry|hentry|main|post|text|blog|story|prose|column|detail|lead"
 )
 """Words of class and id names that mark an article's container."""
+_ANYWHERE = (
+    "advert banner combx comment gdpr cookie consent masthead outbrain taboola promo related "
+    "recommend share sharing social shoutbox sidebar skyscraper sponsor shopping breadcrumb "
+    "byline author dateline timestamp newsletter subscribe signup popup modal pagination login "
+    "rating disqus respond caption copyright affiliate siguenos disclaimer callout infobox "
+    "simplenews facebook instagram whatsapp pinterest trending footer"
+).split()
+_AT_EDGE = "foot meta scroll tags tool nav menu pager reply credit follow letter legend bio "
+_AT_EDGE += "popular contact mostread most-read"
 _NEGATIVE = re.compile(
-    r"(?:^|[^a-z])ads?(?:$|[^a-z])|advert|banner|combx|comment|contact|foot|gdpr|cookie|consent"
-    r"|masthead|meta|outbrain|taboola|promo|related|recommend|scroll|share|sharing|social"
-    r"|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|nav|menu|breadcrumb"
-    r"|byline|author|dateline|timestamp|newsletter|subscribe|signup|popup|modal|pagination"
-    r"|pager|login|search|rating|disqus|reply|respond|caption|credit|copyright|affiliate"
-    r"|siguenos|follow|letter|disclaimer|callout|legend|infobox|simplenews|facebook|instagram"
-    r"|whatsapp|pinterest|bio(?:$|[^a-z])|popular|trending|most-?read"
+    r"(?<![a-z])ads?(?![a-z])|(?<![a-z])search|(?<!elementor-)widget"
+    + "".join(f"|{w}" for w in _ANYWHERE)
+    + "".join(f"|(?<![a-z]){w}|{w}(?![a-z])" for w in _AT_EDGE.split())
 )
-"""Words of class and id names that mark boilerplate boxes (matched inside names, so
-``sidebarRight`` and ``post-share-tools`` count)."""
+"""Words of class and id names that mark boilerplate boxes. Distinctive words count anywhere
+in a name (``sidebarRight``, ``post-share-tools``); short ones only at the start or end of a
+word (``navbar``, ``post-meta``, not ``apageroot``); page builders' ``elementor-widget`` is no
+widget."""
 _CLASS_WEIGHT = 25.0
 _TAG_WEIGHT = {
     "article": 20.0,
@@ -158,6 +165,8 @@ _LEVEL_SHARE = (1.0, 1.0, 0.5, 1 / 6, 1 / 9, 1 / 12)
 """Share of a paragraph's score that the node holding it and each ancestor level receive."""
 _PROSE_CHARS = 80
 """A paragraph beside the region joins it when it is prose of at least this many characters."""
+_BESIDE_LEVELS = 2
+"""Prose beside the region counts up to its grandparent (a lead in the article's header)."""
 _LEAD_GAP = 14
 """Paragraphs that may stand between a lead and the body (byline, date, share links ...)."""
 _LEAD_PARAGRAPHS = 4
@@ -301,7 +310,7 @@ def _add_lead(paras: list[Para], main: list[bool], shaded: list[bool], *, stated
             return
         if p.node >= 0 and shaded[p.node]:
             skipped += 1
-        elif _kind(p) == _GOOD and not p.heading and (p.in_article_body or not stated):
+        elif _lead_like(p) and (p.in_article_body or not stated):
             main[k] = True
             added += 1
             continue
@@ -309,6 +318,13 @@ def _add_lead(paras: list[Para], main: list[bool], shaded: list[bool], *, stated
             skipped += 1
         if skipped > _LEAD_GAP:
             return
+
+
+def _lead_like(p: Para) -> bool:
+    """Prose, or a heading long enough to be a standfirst set in a heading's type."""
+    if p.heading:
+        return p.chars >= _PROSE_CHARS and p.links * 4 < p.chars
+    return _kind(p) == _GOOD
 
 
 _GOOD, _NEAR, _SHORT, _BAD = range(4)
@@ -341,6 +357,15 @@ def _neighbour(kinds: list[tuple[int, int]], j: int, step: int) -> int:
     return _BAD
 
 
+def _up(parent: list[int], node: int, levels: int) -> int:
+    """The ancestor ``levels`` above ``node``, or the topmost one there is."""
+    for _ in range(levels):
+        if parent[node] < 0:
+            break
+        node = parent[node]
+    return node
+
+
 def _within(parent: list[int], node: int, ancestor: int) -> bool:
     """Whether ``node`` is ``ancestor`` or lies under it."""
     while node > ancestor:
@@ -358,10 +383,11 @@ def _clean(
     stated: bool,
 ) -> list[bool]:
     """Paragraphs in the region, less boilerplate containers and link lists inside it, plus
-    prose paragraphs beside it in its parent (of the stated article body, if there is one)."""
+    prose paragraphs beside it under its grandparent (of the stated article body, if there is
+    one)."""
     parent = nodes.parent
     region_chars = sum(chars[r] for r in roots) or 1
-    around = {parent[r] for r in roots if parent[r] >= 0}
+    around = {_up(parent, r, _BESIDE_LEVELS) for r in roots if parent[r] >= 0}
     # 0: outside; 1: in the region; 2: under a boilerplate container; 3: beside the region.
     state = [0] * len(parent)
     for i in range(len(parent)):
@@ -386,6 +412,8 @@ def _clean(
             kinds.append((k, _kind(p)))
         elif where == 3 and _kind(p) == _GOOD and (p.in_article_body or not stated):
             kinds.append((k, _GOOD))
+    global DEBUG
+    DEBUG = (state, dict(kinds))
     prose = any(kind == _GOOD for _, kind in kinds)
     for j, (k, kind) in enumerate(kinds):
         if kind == _GOOD or (not prose and kind != _BAD):
