@@ -31,7 +31,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from quotebound.charset import decode_bytes
 from quotebound.documents import TEXT_TYPES, media_type
-from quotebound.roles import Nodes, Para, main_flags, node_info
+from quotebound.roles import STOCK_CHARS, Nodes, Para, is_stock, main_flags, node_info
 
 __all__ = ["Block", "Page", "Role", "parse_page", "sanitize_html"]
 
@@ -380,8 +380,20 @@ class _Collector:
             sentence = last in _SENTENCE_ENDS
             heading = tag in _HEADINGS
             introduces = last == ":"
+            stock = chars <= STOCK_CHARS and is_stock(" ".join(paragraphs))
             paras.append(
-                Para(node, chars, link_chars, commas, in_body, tag, heading, introduces, sentence)
+                Para(
+                    node,
+                    chars,
+                    link_chars,
+                    commas,
+                    in_body,
+                    tag,
+                    heading,
+                    introduces,
+                    sentence,
+                    stock,
+                )
             )
         return paras
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Nodes", "Para", "main_flags", "node_info"]
+__all__ = ["STOCK_CHARS", "Nodes", "Para", "is_stock", "main_flags", "node_info"]
 
 # --- what a container's attributes and tag say -----------------------------------------------
 
@@ -91,6 +91,28 @@ HIDDEN = 2
 """Flag: the container is hidden from readers (``hidden``)."""
 
 
+STOCK_CHARS = 160
+"""Only paragraphs up to this long are checked for stock phrases."""
+_STOCK = re.compile(
+    r"©|\(c\) \d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés"
+    r"|todos los derechos|todos os direitos|tutti i diritti|wszelkie prawa"
+    r"|alle rechten voorbehouden|advertisement|^(?:anzeige|werbung|publicidad|publicité"
+    r"|publicidade|pubblicità|reklama|sponsored)$|newsletter|subscribe|abonnieren|abonnez"
+    r"|suscríbete|sign up|follow us|share this|read more|weiterlesen|mehr zum thema"
+    r"|lesen sie auch|auch interessant|lire aussi|lee también|leia também|leggi anche"
+    r"|czytaj (?:też|także)|lees ook|getty images"
+    r"|^(?:photo|foto|bild|image|credit|quelle|fuente|source)s?\s*:",
+    re.IGNORECASE,
+)
+
+
+def is_stock(text: str) -> bool:
+    """Whether a short paragraph is page furniture by its words: a copyright line, an
+    advertisement label, a newsletter or follow-us call, a read-more pointer, a photo credit
+    (in the languages of most of the web's pages)."""
+    return _STOCK.search(text) is not None
+
+
 def node_info(tag: str, attrs: dict[str, str | None]) -> tuple[float, int]:
     """The weight and flags a container's tag and attributes give it."""
     weight = _TAG_WEIGHT.get(tag, 0.0)
@@ -151,6 +173,8 @@ class Para:
     """It ends with a colon: it introduces what follows, and belongs where that belongs."""
     sentence: bool
     """It ends like a sentence (``.``, ``!``, ``?``, a closing quote ...)."""
+    stock: bool = False
+    """A short paragraph in one of the stock phrases of page furniture (see :func:`is_stock`)."""
 
 
 # --- scoring ---------------------------------------------------------------------------------
@@ -333,7 +357,7 @@ _GOOD, _NEAR, _SHORT, _BAD = range(4)
 def _kind(p: Para) -> int:
     """jusText's classes: good prose, near-good, short, or bad (a link list). Items of lists,
     rows of tables and code are near-good: they belong to the prose around them."""
-    if p.links * 2 >= p.chars:
+    if p.links * 2 >= p.chars or p.stock:
         return _BAD
     if p.links * 4 < p.chars and (p.chars >= _PROSE_CHARS or (p.chars >= 40 and p.sentence)):
         return _NEAR if p.heading else _GOOD
