@@ -22,7 +22,7 @@ import gc
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate, chain
 from typing import Any, Literal, TypeVar
@@ -31,7 +31,8 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from quotebound.charset import decode_bytes
 from quotebound.documents import TEXT_TYPES, media_type
-from quotebound.roles import STOCK_CHARS, Nodes, Para, is_stock, main_flags, node_info
+from quotebound.roles import SHORT_CHARS, Nodes, Para, main_flags, node_info
+from quotebound.wordtrie import trie_pattern
 
 __all__ = ["Block", "Page", "Role", "parse_page", "sanitize_html"]
 
@@ -380,7 +381,7 @@ class _Collector:
             sentence = last in _SENTENCE_ENDS
             heading = tag in _HEADINGS
             introduces = last == ":"
-            stock = chars <= STOCK_CHARS and is_stock(" ".join(paragraphs))
+            short = " ".join(paragraphs) if chars <= SHORT_CHARS else ""
             paras.append(
                 Para(
                     node,
@@ -392,7 +393,7 @@ class _Collector:
                     heading,
                     introduces,
                     sentence,
-                    stock,
+                    short,
                 )
             )
         return paras
@@ -619,26 +620,8 @@ _FLAT_TAGS = _names(
 shapes that are usually self-closed."""
 
 
-def _trie(words: Iterable[str]) -> str:
-    """A regular expression matching exactly ``words``, as a trie (much faster than a|b|c)."""
-    tree: dict[str, Any] = {}
-    for word in words:
-        node = tree
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def alternatives(node: dict[str, Any]) -> str:
-        alts = [
-            re.escape(ch) + alternatives(rest) if ch else "" for ch, rest in sorted(node.items())
-        ]
-        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-
-    return alternatives(tree)
-
-
 # Upper-case tags all count as nesting (no case folding, for speed): that can only overestimate.
-_NESTING_TAG = re.compile(rf"<(/?)(?!{_trie(_FLAT_TAGS)}[\s/>])[a-zA-Z]")
+_NESTING_TAG = re.compile(rf"<(/?)(?!{trie_pattern(_FLAT_TAGS)}[\s/>])[a-zA-Z]")
 _DEPTH_STEP = {"": 1, "/": -1}
 _CHEAP_TAGS = 4096
 """Pages with fewer ``<`` than this cannot nest deep enough to be slow: skip the depth scan."""

@@ -21,28 +21,42 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-__all__ = ["STOCK_CHARS", "Nodes", "Para", "is_stock", "main_flags", "node_info"]
+from quotebound.wordtrie import trie_pattern
+
+__all__ = ["SHORT_CHARS", "Nodes", "Para", "main_flags", "node_info"]
 
 # --- what a container's attributes and tag say -----------------------------------------------
+
+
+def _words(text: str) -> list[str]:
+    """The whitespace-separated words of ``text``."""
+    return text.split()
+
 
 _POSITIVE = re.compile(
     r"article|body|content|entry|hentry|main|post|text|blog|story|prose|column|detail|lead"
 )
 """Words of class and id names that mark an article's container."""
-_ANYWHERE = (
-    "advert banner combx comment gdpr cookie consent masthead outbrain taboola promo related "
-    "recommend share sharing social shoutbox sidebar skyscraper sponsor shopping breadcrumb "
-    "byline author dateline timestamp newsletter subscribe signup popup modal pagination login "
-    "rating disqus respond caption copyright affiliate siguenos disclaimer callout infobox "
-    "simplenews facebook instagram whatsapp pinterest trending footer"
-).split()
-_AT_EDGE = "foot meta scroll tags tool nav menu pager reply credit follow letter legend bio "
-_AT_EDGE += "popular contact mostread most-read"
+_ANYWHERE = _words(
+    """
+    advert banner combx comment gdpr cookie consent masthead outbrain taboola promo related
+    recommend share sharing social shoutbox sidebar skyscraper sponsor shopping breadcrumb byline
+    author dateline timestamp newsletter subscribe signup popup modal pagination login rating
+    disqus respond caption copyright affiliate siguenos disclaimer callout infobox simplenews
+    facebook instagram whatsapp pinterest trending footer
+    """
+)
+_AT_EDGE = _words(
+    """
+    foot meta scroll tags tool nav menu pager reply credit follow letter legend bio popular
+    contact mostread most-read
+    """
+)
 _NEGATIVE = re.compile(
-    r"(?<![a-z])ads?(?![a-z])|(?<![a-z])search|(?<!elementor-)widget"
-    + "".join(f"|{w}" for w in _ANYWHERE)
-    + "".join(f"|(?<![a-z]){w}|{w}(?![a-z])" for w in _AT_EDGE.split())
+    rf"(?<![a-z])ads?(?![a-z])|(?<![a-z])search|(?<!elementor-)widget|{trie_pattern(_ANYWHERE)}"
+    rf"|(?<![a-z]){trie_pattern(_AT_EDGE)}|{trie_pattern(_AT_EDGE)}(?![a-z])"
 )
 """Words of class and id names that mark boilerplate boxes. Distinctive words count anywhere
 in a name (``sidebarRight``, ``post-share-tools``); short ones only at the start or end of a
@@ -91,8 +105,8 @@ HIDDEN = 2
 """Flag: the container is hidden from readers (``hidden``)."""
 
 
-STOCK_CHARS = 160
-"""Only paragraphs up to this long are checked for stock phrases."""
+SHORT_CHARS = 160
+"""Paragraphs up to this long are checked for stock phrases (their text is kept for it)."""
 _STOCK = re.compile(
     r"©|\(c\) \d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés"
     r"|todos los derechos|todos os direitos|tutti i diritti|wszelkie prawa"
@@ -106,11 +120,22 @@ _STOCK = re.compile(
 )
 
 
-def is_stock(text: str) -> bool:
+def _is_stock(text: str) -> bool:
     """Whether a short paragraph is page furniture by its words: a copyright line, an
     advertisement label, a newsletter or follow-us call, a read-more pointer, a photo credit
     (in the languages of most of the web's pages)."""
-    return _STOCK.search(text) is not None
+    return bool(text) and _STOCK.search(text) is not None
+
+
+@lru_cache(maxsize=16384)
+def _vote(name: str) -> int:
+    """-1 for a class or id name that says boilerplate, +1 for one that says article, else 0.
+
+    Within one name the boilerplate word wins: "post-author-bio", "article-footer-box" and
+    "related-posts" describe a box inside a post; across names the votes add up."""
+    if _NEGATIVE.search(name):
+        return -1
+    return 1 if _POSITIVE.search(name) else 0
 
 
 def node_info(tag: str, attrs: dict[str, str | None]) -> tuple[float, int]:
@@ -118,10 +143,7 @@ def node_info(tag: str, attrs: dict[str, str | None]) -> tuple[float, int]:
     weight = _TAG_WEIGHT.get(tag, 0.0)
     flags = 0
     names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower().split()
-    # Within one name the boilerplate word wins: "post-author-bio", "article-footer-box" and
-    # "related-posts" describe a box inside a post; across names the votes add up.
-    votes = sum(-1 if _NEGATIVE.search(x) else 1 if _POSITIVE.search(x) else 0 for x in names)
-    votes = max(-2, min(2, votes))
+    votes = max(-2, min(2, sum(map(_vote, names))))
     weight += _CLASS_WEIGHT * votes
     if votes < 0:
         flags |= NEGATIVE
@@ -173,8 +195,8 @@ class Para:
     """It ends with a colon: it introduces what follows, and belongs where that belongs."""
     sentence: bool
     """It ends like a sentence (``.``, ``!``, ``?``, a closing quote ...)."""
-    stock: bool = False
-    """A short paragraph in one of the stock phrases of page furniture (see :func:`is_stock`)."""
+    short_text: str = ""
+    """The text of a paragraph of at most :data:`SHORT_CHARS`, for stock phrases; else ""."""
 
 
 # --- scoring ---------------------------------------------------------------------------------
@@ -357,7 +379,7 @@ _GOOD, _NEAR, _SHORT, _BAD = range(4)
 def _kind(p: Para) -> int:
     """jusText's classes: good prose, near-good, short, or bad (a link list). Items of lists,
     rows of tables and code are near-good: they belong to the prose around them."""
-    if p.links * 2 >= p.chars or p.stock:
+    if p.links * 2 >= p.chars or _is_stock(p.short_text):
         return _BAD
     if p.links * 4 < p.chars and (p.chars >= _PROSE_CHARS or (p.chars >= 40 and p.sentence)):
         return _NEAR if p.heading else _GOOD
@@ -436,8 +458,6 @@ def _clean(
             kinds.append((k, _kind(p)))
         elif where == 3 and _kind(p) == _GOOD and (p.in_article_body or not stated):
             kinds.append((k, _GOOD))
-    global DEBUG
-    DEBUG = (state, dict(kinds))
     prose = any(kind == _GOOD for _, kind in kinds)
     for j, (k, kind) in enumerate(kinds):
         if kind == _GOOD or (not prose and kind != _BAD):
