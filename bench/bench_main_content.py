@@ -71,7 +71,7 @@ class Score:
         p = self.tp / max(1, self.tp + self.fp)
         r = self.tp / max(1, self.tp + self.fn)
         acc = (self.tp + self.tn) / max(1, self.tp + self.fp + self.fn + self.tn)
-        return f"P {p:.3f}  R {r:.3f}  acc {acc:.3f}  F1 {self.f1():.3f}"
+        return f"P {p:.4f}  R {r:.4f}  acc {acc:.4f}  F1 {self.f1():.4f}"
 
     def f1(self) -> float:
         p = self.tp / max(1, self.tp + self.fp)

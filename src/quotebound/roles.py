@@ -110,14 +110,16 @@ SHORT_CHARS = 160
 _STOCK = re.compile(
     r"©|\(c\) \d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés"
     r"|todos los derechos|todos os direitos|tutti i diritti|wszelkie prawa"
-    r"|alle rechten voorbehouden|advertisement|^(?:anzeige|werbung|publicidad|publicité"
-    r"|publicidade|pubblicità|reklama|sponsored)$|newsletter|subscribe|abonnieren|abonnez"
-    r"|suscríbete|sign up|follow us|share this|read more|weiterlesen|mehr zum thema"
-    r"|lesen sie auch|auch interessant|lire aussi|lee también|leia também|leggi anche"
-    r"|czytaj (?:też|także)|lees ook|getty images"
-    r"|^(?:photo|foto|bild|image|credit|quelle|fuente|source)s?\s*:",
+    r"|alle rechten voorbehouden|advertisement|^\W*(?:anzeige|werbung|publicidad|publicité"
+    r"|publicidade|pubblicità|reklama|sponsored|kontakt|contact|kommentieren|comment)\b"
+    r"|newsletter|subscribe|abonnieren|abonnez|suscríbete|sign up|follow us|share this"
+    r"|read more|weiterlesen|mehr zum thema|lesen sie auch|auch interessant|auch interessieren"
+    r"|lire aussi|lee también|leia também|leggi anche|czytaj (?:też|także)|lees ook"
+    r"|getty images|support our work|download (?:the|our) \w+ app"
+    r"|^(?:photo|foto|bild|image|credit|quelle|fuente|source|tags|category|kategorie)s?\s*:",
     re.IGNORECASE,
 )
+"""Stock phrases of page furniture, in the languages of most of the web's pages."""
 
 
 def _is_stock(text: str) -> bool:
