@@ -371,12 +371,17 @@ class _Collector:
         return None
 
     def _paras(self, per_para: list[list[str]], article_body: str | None) -> list[Para]:
-        body = _fold(article_body) if article_body and len(article_body) > 200 else ""
+        # Bounded on hostile pages: each lookup scans the body once.
+        body = _fold(article_body[:_BODY_CHARS]) if article_body and len(article_body) > 200 else ""
+        lookups = _BODY_LOOKUPS
         paras = []
         for (_, _, node, tag, link_chars), paragraphs in zip(self.flushed, per_para, strict=True):
             chars = sum(map(len, paragraphs))
             commas = sum(p.count(",") + p.count("\uff0c") + p.count("\u3001") for p in paragraphs)
-            in_body = bool(body) and chars >= 30 and paragraphs[0][:200] in body
+            in_body = False
+            if body and chars >= 30 and lookups:
+                lookups -= 1
+                in_body = paragraphs[0][:200] in body
             last = paragraphs[-1][-1:] if paragraphs else ""
             sentence = last in _SENTENCE_ENDS
             heading = tag in _HEADINGS
@@ -532,6 +537,10 @@ def _fold_many(raws: list[str]) -> list[str]:
 
 
 _BYLINE_CHARS = 200
+_BODY_CHARS = 200_000
+_BODY_LOOKUPS = 2_000
+"""JSON-LD ``articleBody`` is matched on its first ``_BODY_CHARS`` characters against at most
+``_BODY_LOOKUPS`` paragraphs, so a hostile page cannot make the match quadratic."""
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _SENTENCE_ENDS = frozenset(".!?…:;\"'”»“«)。！？")
 """Characters that end a paragraph written as a sentence."""

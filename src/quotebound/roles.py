@@ -394,15 +394,16 @@ _SKIPPED = (_SHORT, _NEAR)
 _ITEM_TAGS = frozenset({"li", "tr", "td", "th", "dd", "dt", "pre"})
 
 
-def _neighbour(kinds: list[tuple[int, int]], j: int, step: int) -> int:
-    """The kind of the nearest good or bad paragraph in direction ``step`` (the page's edge
-    counts as bad)."""
-    j += step
-    while 0 <= j < len(kinds):
-        if kinds[j][1] not in _SKIPPED:
-            return kinds[j][1]
-        j += step
-    return _BAD
+def _neighbours(kinds: list[int]) -> list[int]:
+    """For each paragraph, the kind of the nearest good or bad one before it (the page's edge
+    counts as bad), in one pass."""
+    out = []
+    last = _BAD
+    for kind in kinds:
+        out.append(last)
+        if kind not in _SKIPPED:
+            last = kind
+    return out
 
 
 def _up(parent: list[int], node: int, levels: int) -> int:
@@ -461,12 +462,13 @@ def _clean(
         elif where == 3 and _kind(p) == _GOOD and (p.in_article_body or not stated):
             kinds.append((k, _GOOD))
     prose = any(kind == _GOOD for _, kind in kinds)
+    befores = _neighbours([kind for _, kind in kinds])
+    afters = _neighbours([kind for _, kind in reversed(kinds)])[::-1]
     for j, (k, kind) in enumerate(kinds):
         if kind == _GOOD or (not prose and kind != _BAD):
             main[k] = True
         elif kind != _BAD:
-            before = _neighbour(kinds, j, -1)
-            after = _neighbour(kinds, j, 1)
+            before, after = befores[j], afters[j]
             if paras[k].heading or paras[k].introduces:
                 following = kinds[j + 1][1] if j + 1 < len(kinds) else _BAD
                 main[k] = after == _GOOD or (following == _NEAR and before == _GOOD)
