@@ -28,6 +28,7 @@ test: lint
 	$(BIN)/pytest -q
 
 bench: setup
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:

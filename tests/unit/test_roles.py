@@ -183,6 +183,24 @@ def test_sanitize_skips_roles_but_keeps_the_same_text() -> None:
     assert {b.role for b in parse_page(html, roles=False).blocks} == {"main"}
 
 
+def test_hostile_shapes_stay_linear_and_keep_main() -> None:
+    # One prose paragraph among 60,000 short list items: the neighbour pass is linear.
+    items = "".join(f"<li>item {i}</li>" for i in range(60_000))
+    page = parse_page(f"<body><article>{_paras(ARTICLE[0])}<ul>{items}</ul></article></body>")
+    assert _role(page, ARTICLE[0]) == "main"
+    # A huge JSON-LD articleBody and many paragraphs: matching it is bounded.
+    body = json.dumps({"articleBody": "word " * 400_000})
+    paras = _paras(*[f"{ARTICLE[1]} {i}" for i in range(5_000)])
+    page = parse_page(f"<script type='application/ld+json'>{body}</script><body>{paras}</body>")
+    assert any(b.role == "main" for b in page.blocks)
+
+
+def test_pages_without_text_have_no_blocks_and_frames_only_pages_parse() -> None:
+    for html in ("", "<frameset><frame src=a.html><frame src=b.html></frameset>", "<br><hr>"):
+        page = parse_page(html)
+        assert page.text == "" and page.blocks == ()
+
+
 # --- real pages ------------------------------------------------------------------------------
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "trafilatura-eval.tar.xz"
