@@ -1,13 +1,16 @@
-"""Evidence candidates: quotable windows of a page's main content (DESIGN §4).
+"""Evidence candidates: quotable windows of a page's main content.
 
 A candidate is a span ``page.text[start:end]`` of 15-60 words. Paragraphs in range are taken
 whole; longer ones are split at sentence boundaries into windows within the bounds (a single
 sentence over the limit at word boundaries), never dropped; a short paragraph (a function's
 signature, a one-line summary) is joined with the paragraphs that follow it until the window
-is long enough; a definition term only starts such a window, and a whole definition-list
-entry of at least ``MIN_DEFINITION_WORDS`` is a candidate on its own. Headings, table cells
-and code (``pre``) never join one. Ids depend only on the source and the quote's text, so they
-are stable across rounds, runs and processes.
+is long enough. Short paragraphs that reach no such window (the last lines of an article, a
+paragraph before a heading) join the window just before them when it is their neighbour and
+has room, else stand alone from ``MIN_ALONE_WORDS``: they never vanish. A definition term
+only starts a window, and a whole definition-list entry of at least ``MIN_DEFINITION_WORDS``
+is a candidate on its own. Headings, table cells and code (``pre``) never join one. Ids
+depend only on the source and the quote's text, so they are stable across rounds, runs and
+processes.
 """
 
 from __future__ import annotations

@@ -86,3 +86,19 @@ def test_duplicate_paragraphs_are_kept_once() -> None:
 def test_bad_bounds_are_refused() -> None:
     with pytest.raises(ValueError, match="min_words"):
         extract_candidates("x", source_id="s", min_words=30, max_words=40)
+
+
+def test_short_paragraphs_that_reach_no_window_join_the_one_before_or_stand_alone() -> None:
+    tail = "Ferries resume on Monday, the council said."
+    alone = "Tickets go on sale at the pier office tomorrow."
+    html = (
+        f"<main><p>{_para(2)}</p><p>{tail}</p><h2>Timetable</h2><p>{alone}</p>"
+        "<h2>Contact</h2><p>Call us.</p></main>"
+    )
+    page = parse_page(html)
+    quotes = [c.quote for c in extract_candidates(page, source_id="s")]
+    # The last line of a section joins its neighbour; a lone short paragraph stands alone
+    # from five words; shorter fragments still make no candidate.
+    assert quotes == [f"{_para(2)}\n\n{tail}", alone]
+    for c in extract_candidates(page, source_id="s"):
+        assert page.text[c.start : c.end] == c.quote
