@@ -96,8 +96,10 @@ _BOILERPLATE_ROLES = frozenset(
     | {"toolbar", "dialog", "alertdialog"}
 )
 _LANDMARK_WEIGHT = 40.0
+"""What a landmark tag or ARIA role (``<nav>``, ``role=main`` ...) adds or takes away."""
 _ARTICLE_TAGS = frozenset({"article", "main"})
 _ARTICLE_BODY_WEIGHT = 50.0
+"""What ``itemprop=articleBody`` adds."""
 
 NEGATIVE = 1
 """Flag: the container looks like boilerplate (by class, id, tag or ARIA role)."""
@@ -218,6 +220,9 @@ _BESIDE_LEVELS = 2
 _LEAD_GAP = 14
 """Paragraphs that may stand between a lead and the body (byline, date, share links ...)."""
 _LEAD_PARAGRAPHS = 4
+"""The most paragraphs a lead may have."""
+_BODY_BONUS = 20.0
+"""What a paragraph of the page's stated JSON-LD ``articleBody`` adds to its score."""
 _LINK_LIST = 0.5
 """A paragraph at least this share link text is a link list: boilerplate."""
 
@@ -243,8 +248,8 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
         if tag == "header" and outer:
             flags[i] &= ~NEGATIVE
             weight[i] += _LANDMARK_WEIGHT
-        # An article container (by tag or name) inside a boilerplate-named wrapper resets the
-        # shade: real sites wrap whole articles in "share" or "ad" containers.
+        # An <article> or <main> inside a boilerplate-named wrapper resets the shade: real
+        # sites wrap whole articles in "share" or "ad" containers.
         reset = tag in _ARTICLE_TAGS
         shaded[i] = bool(flags[i] & (NEGATIVE | HIDDEN)) or (up >= 0 and shaded[up] and not reset)
     hits = [0] * n  # paragraphs of the JSON-LD articleBody
@@ -256,7 +261,7 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
         hits[p.node] += p.in_article_body
         if p.chars < _MIN_CHARS or p.links * 2 >= p.chars:
             continue
-        s = 1.0 + p.commas + min(p.chars / 100, 3.0) + (20.0 if p.in_article_body else 0.0)
+        s = 1.0 + p.commas + min(p.chars / 100, 3.0) + _BODY_BONUS * p.in_article_body
         if shaded[p.node]:
             s *= _SHADE
         node = p.node
