@@ -261,6 +261,18 @@ def test_index_reports_counts(tmp_path: Path) -> None:
     assert "removed 1" in second.stderr and "unchanged 2" in second.stderr
 
 
+def test_index_survives_a_file_declaring_a_codec_that_is_not_a_text_encoding(
+    tmp_path: Path,
+) -> None:
+    corpus = _write_corpus(tmp_path / "corpus")
+    (corpus / "odd.html").write_bytes(
+        "<meta charset=base64><title>Odd</title><p>Grüße aus Köln</p>".encode("cp1252")
+    )
+    done = _run(tmp_path, "index", str(corpus), "--base-url", BASE_URL)
+    assert done.returncode == 0, done.stderr
+    assert "added 4" in done.stderr
+
+
 def test_verify_pass_and_fail_against_a_file(tmp_path: Path) -> None:
     page = _write_corpus(tmp_path / "corpus") / "bridge.html"
     quote = "a full lift cycle takes about twelve minutes"

@@ -300,6 +300,17 @@ async def test_charsets_decode_without_mojibake(
     assert got.title == "Café résumé"
 
 
+@pytest.mark.parametrize("charset", ["base64", "rot13", "zlib", "cp500"])
+async def test_a_charset_browsers_do_not_know_is_detected_instead(
+    http_server: LoopbackServer, charset: str
+) -> None:
+    http_server.routes["/odd"] = page(FRENCH.encode("utf-8"), f"text/html; charset={charset}")
+    async with Fetcher(policy(http_server)) as fetcher:
+        got = await fetcher.fetch(http_server.url("/odd"))
+    assert got.html is not None and "crème brûlée" in got.html
+    assert got.encoding == "utf-8"
+
+
 async def test_a_pdf_becomes_page_texts(
     http_server: LoopbackServer, make_pdf: Callable[[str], bytes]
 ) -> None:

@@ -416,3 +416,25 @@ async def test_a_server_indexes_no_directory_outside_its_corpus_roots(
     inside = make_context(provider="corpus", corpus_dir=str(corpus.root), composer="extractive")
     out = await graph.ainvoke({"question": QUESTION}, config=config, context=inside)  # type: ignore[arg-type]
     assert out["status"] == "answered"
+
+
+class _CorpusWithABrokenDecoder(LocalCorpus):
+    """A corpus transport whose decoder fails on one document, as a codec bug would."""
+
+    async def read(self, document: str) -> Any:
+        if document == "timeouts.html":
+            raise LookupError("'base64' is not a text encoding")
+        return await super().read(document)
+
+
+async def test_a_page_that_cannot_be_decoded_fails_alone(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    shutil.copytree(CORPUS, root)
+    broken = _CorpusWithABrokenDecoder(root, base_url=BASE, index_path=tmp_path / "i.sqlite")
+    store = InMemoryStore()
+    out = await _run(broken, store=store)
+    failed = [s for s in out["sources"] if s["fetch_status"] == "failed"]
+    broken_page = (BASE + "timeouts.html", "unsupported_type")
+    assert [(s["url"], s["reason"]) for s in failed] == [broken_page]
+    assert await get_raw_page(store, "t1", failed[0]["source_id"]) is None
+    assert any(s["fetch_status"] == "fetched" for s in out["sources"])
