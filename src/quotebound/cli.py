@@ -157,11 +157,10 @@ async def _research(args: argparse.Namespace) -> int:
     from quotebound.context import make_context
     from quotebound.rawstore import validate_thread_id
     from quotebound.runner import run_research
+    from quotebound.state import validate_question
     from quotebound.stores import open_store
 
-    question = args.question.strip()
-    if not question:
-        raise ConfigError("the question is empty")
+    question = validate_question(args.question)
     thread_id = validate_thread_id(args.thread_id) if args.thread_id else uuid.uuid4().hex
     explicit: dict[str, Any] = {
         "provider": args.provider,

@@ -18,7 +18,15 @@ from typing import Any, Literal, get_args
 from quotebound.errors import ConfigError
 from quotebound.tiers import TrustTier
 
-__all__ = ["PROFILES", "Composer", "Context", "Profile", "ProviderName", "make_context"]
+__all__ = [
+    "PROFILES",
+    "Composer",
+    "Context",
+    "Profile",
+    "ProviderName",
+    "make_context",
+    "require_unicode",
+]
 
 Profile = Literal["chat", "deep"]
 ProviderName = Literal["auto", "tavily", "corpus", "embedded"]
@@ -198,7 +206,23 @@ _MAX_NUMBER = 1_000_000
 """No budget needs more; larger values are typos (and overflow the fetcher's timers)."""
 
 
+def require_unicode(what: str, value: str) -> str:
+    """``value`` if it is valid Unicode text; ConfigError if it holds lone surrogates, as
+    ``sys.argv``, environment variables and file names carry bytes that are not UTF-8."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(
+            f"{what} must be valid UTF-8 text, got {ascii(value)[:80]} (undecodable bytes)"
+        ) from None
+    return value
+
+
 def _validated(ctx: Context) -> Context:
+    for f in fields(ctx):
+        value = getattr(ctx, f.name)
+        if isinstance(value, str):
+            require_unicode(f.name, value)
     for name, choices in _CHOICES.items():
         value = getattr(ctx, name)
         if value not in choices:

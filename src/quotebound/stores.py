@@ -21,6 +21,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
+from quotebound.context import require_unicode
 from quotebound.errors import ConfigError
 
 __all__ = [
@@ -67,7 +68,7 @@ async def open_store(uri: str | None = None) -> AsyncIterator[StoreHandle]:
     Tables are created on first use. Raises ConfigError for a malformed URI, an unknown
     scheme, an unwritable SQLite path or a PostgreSQL server that is unreachable or refuses.
     """
-    uri = default_store_uri() if uri is None else uri.strip()
+    uri = default_store_uri() if uri is None else require_unicode("store URI", uri.strip())
     async with AsyncExitStack() as stack:
         if uri == "memory":
             handle = StoreHandle(InMemoryStore(), InMemorySaver(), uri)

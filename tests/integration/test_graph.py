@@ -319,7 +319,10 @@ async def test_keys_never_reach_state_reports_or_the_store(
         assert "not-a-real-key" not in blob
 
 
-@pytest.mark.parametrize(("question", "message"), [("   ", "non-empty"), ("why " * 600, "at most")])
+@pytest.mark.parametrize(
+    ("question", "message"),
+    [("   ", "non-empty"), ("why " * 600, "at most"), ("Why \udcff?", "valid UTF-8")],
+)
 async def test_empty_or_huge_questions_are_refused_clearly(
     corpus: LocalCorpus, question: str, message: str
 ) -> None:
