@@ -92,7 +92,10 @@ class Context:
     model: str | None = _f("Chat model name for an OpenAI-compatible endpoint.")
     tavily_topic: Literal["general", "news"] | None = _f("Tavily search topic.")
     tavily_raw_content: bool | None = _f("Ask Tavily for raw page content (stored as a page).")
-    respect_robots: bool | None = _f("Honour robots.txt when fetching.")
+    respect_robots: bool | None = _f(
+        "Honour robots.txt when fetching (RFC 9309: a 4xx allows all, a 5xx or no answer "
+        "disallows all)."
+    )
 
     def resolved(self, **explicit: Any) -> Context:
         """A copy with every field concrete, by the precedence in this module's docstring."""

@@ -345,11 +345,39 @@ async def test_robots_txt_is_honoured_and_fetched_once(http_server: LoopbackServ
     assert got.title == "Quoted page"
 
 
-async def test_a_missing_robots_txt_allows_everything(http_server: LoopbackServer) -> None:
+@pytest.mark.parametrize("status", [401, 403, 404, 410])
+async def test_an_unavailable_robots_txt_allows_everything(
+    http_server: LoopbackServer, status: int
+) -> None:
+    """RFC 9309: a 4xx robots.txt means the site has none."""
+    http_server.routes["/robots.txt"] = lambda h: respond(h, status, b"no", {})
     http_server.routes["/a"] = page(ARTICLE)
     async with Fetcher(policy(http_server)) as fetcher:
         await fetcher.fetch(http_server.url("/a"))
     assert http_server.hits["/robots.txt"] == 1
+
+
+@pytest.mark.parametrize("status", [500, 502, 503])
+async def test_a_robots_txt_server_error_disallows_everything(
+    http_server: LoopbackServer, status: int
+) -> None:
+    """RFC 9309: a 5xx robots.txt is unreachable, so the whole site is off limits."""
+    http_server.routes["/robots.txt"] = lambda h: respond(h, status, b"busy", {})
+    http_server.routes["/a"] = page(ARTICLE)
+    async with Fetcher(policy(http_server)) as fetcher:
+        err = await failure(fetcher, http_server.url("/a"))
+    assert err.reason is Reason.ROBOTS and "unreachable" in err.detail
+    assert http_server.hits["/a"] == 0
+
+
+async def test_an_unreachable_robots_txt_disallows_everything(http_server: LoopbackServer) -> None:
+    """A connection dropped without an answer to robots.txt blocks the site."""
+    http_server.routes["/robots.txt"] = lambda h: setattr(h, "close_connection", True)
+    http_server.routes["/a"] = page(ARTICLE)
+    async with Fetcher(policy(http_server)) as fetcher:
+        err = await failure(fetcher, http_server.url("/a"))
+    assert err.reason is Reason.ROBOTS
+    assert http_server.hits["/a"] == 0
 
 
 async def test_429_then_200_is_retried(http_server: LoopbackServer) -> None:
