@@ -155,6 +155,7 @@ def _progress(args: argparse.Namespace) -> Progress:
 
 async def _research(args: argparse.Namespace) -> int:
     from quotebound.context import make_context
+    from quotebound.nodes.deps import Deps
     from quotebound.rawstore import validate_thread_id
     from quotebound.runner import run_research
     from quotebound.state import validate_question
@@ -171,9 +172,11 @@ async def _research(args: argparse.Namespace) -> int:
     if args.base_url:
         explicit["corpus_base_url"] = args.base_url
     context = make_context(args.profile, **explicit)
+    deps = Deps()
     with _progress(args) as progress:
         async with open_store(args.store) as handle:
             _prepare_corpus(context.resolved(), progress)
+            deps.toolkit(context.resolved())  # a provider or model that cannot run fails now
             progress.note(f"thread {thread_id} in {handle.uri}")
             result = await run_research(
                 question,
@@ -182,6 +185,7 @@ async def _research(args: argparse.Namespace) -> int:
                 thread_id=thread_id,
                 context=context,
                 on_event=progress.event,
+                deps=deps,
             )
         progress.note(f"status {result.get('status')}; see it again: quotebound show {thread_id}")
     _emit_run(args, result)

@@ -237,6 +237,7 @@ def _closed_port() -> int:
         (["research", "Q", "--corpus", "{home}/a-file"], "a-file"),
         (["research", "Q", "--store", "postgresql://u:pw-123@127.0.0.1:{port}/db"], "PostgreSQL"),
         (["research", "Q", "--provider", "bing"], "bing"),
+        (["research", "Q", "--provider", "tavily"], "TAVILY_API_KEY"),
         (["research", "Q", "--thread-id", "run.1"], "run.1"),
         (["research", "Why \udcff?"], "question must be valid UTF-8"),  # bytes not UTF-8
         (["research", "Q", "--base-url", "https://x.example/\udcff/"], "corpus_base_url"),

@@ -441,3 +441,16 @@ async def test_a_page_that_cannot_be_decoded_fails_alone(tmp_path: Path) -> None
     assert [(s["url"], s["reason"]) for s in failed] == [broken_page]
     assert await get_raw_page(store, "t1", failed[0]["source_id"]) is None
     assert any(s["fetch_status"] == "fetched" for s in out["sources"])
+
+
+async def test_tavily_asked_for_without_a_key_is_a_configuration_error(
+    corpus: LocalCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="TAVILY_API_KEY"):
+        await run_research(
+            QUESTION,
+            store=InMemoryStore(),
+            thread_id="t1",
+            context=make_context(provider="tavily", composer="extractive"),
+        )
