@@ -16,13 +16,16 @@ __all__ = ["async_file_lock", "file_lock"]
 
 
 def _open(path: Path) -> int:
+    if path.is_dir():
+        return os.open(path, os.O_RDONLY)
     path.parent.mkdir(parents=True, exist_ok=True)
     return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
 
 
 @contextmanager
 def file_lock(path: Path) -> Iterator[None]:
-    """Hold the exclusive lock on ``path`` (created if missing) for the block."""
+    """Hold the exclusive lock on ``path`` for the block: a directory, or a file (created if
+    missing)."""
     fd = _open(path)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
