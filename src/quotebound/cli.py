@@ -1,5 +1,8 @@
 """The ``quotebound`` command: research, index, verify, show and sources.
 
+Each command imports what it needs when it runs (the graph only for research and show), so
+``--help`` and a usage error answer at once.
+
 Exit codes: 0 answered (or PASS, or done), 1 an unexpected error (or a quote that FAILs),
 2 bad usage or configuration, with a one-line reason on stderr, 3 insufficient evidence.
 Tracebacks only with ``--debug``.
@@ -19,11 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, get_args
 
 from quotebound.errors import ConfigError, FetchError, StoreError
-from quotebound.progress import Progress
 
 if TYPE_CHECKING:
     from quotebound.context import Context
     from quotebound.corpus import IndexStats, LocalCorpus
+    from quotebound.progress import Progress
     from quotebound.rawstore import RawPage
     from quotebound.verification import Verification
 
@@ -147,6 +150,8 @@ def _configure_logging(args: argparse.Namespace) -> None:
 
 
 def _progress(args: argparse.Namespace) -> Progress:
+    from quotebound.progress import Progress
+
     return Progress(sys.stderr, enabled=not args.quiet)
 
 

@@ -23,10 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import platformdirs
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.store.base import BaseStore
-from langgraph.store.memory import InMemoryStore
 
 from quotebound.context import require_unicode
 from quotebound.errors import ConfigError
@@ -34,6 +30,8 @@ from quotebound.filelock import async_file_lock
 
 if TYPE_CHECKING:
     import psycopg
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.store.base import BaseStore
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
@@ -87,6 +85,9 @@ async def open_store(uri: str | None = None) -> AsyncIterator[StoreHandle]:
     uri = default_store_uri() if uri is None else require_unicode("store URI", uri.strip())
     async with AsyncExitStack() as stack:
         if uri == "memory":
+            from langgraph.checkpoint.memory import InMemorySaver
+            from langgraph.store.memory import InMemoryStore
+
             handle = StoreHandle(InMemoryStore(), InMemorySaver(), uri)
         elif uri.startswith("sqlite:"):
             handle = await _open_sqlite(stack, uri)
