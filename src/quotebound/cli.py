@@ -1,5 +1,8 @@
 """The ``quotebound`` command: research, index, verify, show and sources.
 
+Each command imports what it needs when it runs (the graph only for research and show), so
+``--help`` and a usage error answer at once.
+
 Exit codes: 0 answered (or PASS, or done), 1 an unexpected error (or a quote that FAILs),
 2 bad usage or configuration, with a one-line reason on stderr, 3 insufficient evidence.
 Tracebacks only with ``--debug``.
@@ -19,11 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, get_args
 
 from quotebound.errors import ConfigError, FetchError, StoreError
-from quotebound.progress import Progress
 
 if TYPE_CHECKING:
     from quotebound.context import Context
     from quotebound.corpus import IndexStats, LocalCorpus
+    from quotebound.progress import Progress
     from quotebound.rawstore import RawPage
     from quotebound.verification import Verification
 
@@ -147,6 +150,8 @@ def _configure_logging(args: argparse.Namespace) -> None:
 
 
 def _progress(args: argparse.Namespace) -> Progress:
+    from quotebound.progress import Progress
+
     return Progress(sys.stderr, enabled=not args.quiet)
 
 
@@ -155,13 +160,13 @@ def _progress(args: argparse.Namespace) -> Progress:
 
 async def _research(args: argparse.Namespace) -> int:
     from quotebound.context import make_context
+    from quotebound.nodes.deps import Deps
     from quotebound.rawstore import validate_thread_id
     from quotebound.runner import run_research
+    from quotebound.state import validate_question
     from quotebound.stores import open_store
 
-    question = args.question.strip()
-    if not question:
-        raise ConfigError("the question is empty")
+    question = validate_question(args.question)
     thread_id = validate_thread_id(args.thread_id) if args.thread_id else uuid.uuid4().hex
     explicit: dict[str, Any] = {
         "provider": args.provider,
@@ -172,9 +177,11 @@ async def _research(args: argparse.Namespace) -> int:
     if args.base_url:
         explicit["corpus_base_url"] = args.base_url
     context = make_context(args.profile, **explicit)
+    deps = Deps()
     with _progress(args) as progress:
         async with open_store(args.store) as handle:
             _prepare_corpus(context.resolved(), progress)
+            deps.toolkit(context.resolved())  # a provider or model that cannot run fails now
             progress.note(f"thread {thread_id} in {handle.uri}")
             result = await run_research(
                 question,
@@ -183,6 +190,7 @@ async def _research(args: argparse.Namespace) -> int:
                 thread_id=thread_id,
                 context=context,
                 on_event=progress.event,
+                deps=deps,
             )
         progress.note(f"status {result.get('status')}; see it again: quotebound show {thread_id}")
     _emit_run(args, result)

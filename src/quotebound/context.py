@@ -18,7 +18,15 @@ from typing import Any, Literal, get_args
 from quotebound.errors import ConfigError
 from quotebound.tiers import TrustTier
 
-__all__ = ["PROFILES", "Composer", "Context", "Profile", "ProviderName", "make_context"]
+__all__ = [
+    "PROFILES",
+    "Composer",
+    "Context",
+    "Profile",
+    "ProviderName",
+    "make_context",
+    "require_unicode",
+]
 
 Profile = Literal["chat", "deep"]
 ProviderName = Literal["auto", "tavily", "corpus", "embedded"]
@@ -84,7 +92,10 @@ class Context:
     model: str | None = _f("Chat model name for an OpenAI-compatible endpoint.")
     tavily_topic: Literal["general", "news"] | None = _f("Tavily search topic.")
     tavily_raw_content: bool | None = _f("Ask Tavily for raw page content (stored as a page).")
-    respect_robots: bool | None = _f("Honour robots.txt when fetching.")
+    respect_robots: bool | None = _f(
+        "Honour robots.txt when fetching (RFC 9309: a 4xx allows all, a 5xx or no answer "
+        "disallows all)."
+    )
 
     def resolved(self, **explicit: Any) -> Context:
         """A copy with every field concrete, by the precedence in this module's docstring."""
@@ -198,7 +209,23 @@ _MAX_NUMBER = 1_000_000
 """No budget needs more; larger values are typos (and overflow the fetcher's timers)."""
 
 
+def require_unicode(what: str, value: str) -> str:
+    """``value`` if it is valid Unicode text; ConfigError if it holds lone surrogates, as
+    ``sys.argv``, environment variables and file names carry bytes that are not UTF-8."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(
+            f"{what} must be valid UTF-8 text, got {ascii(value)[:80]} (undecodable bytes)"
+        ) from None
+    return value
+
+
 def _validated(ctx: Context) -> Context:
+    for f in fields(ctx):
+        value = getattr(ctx, f.name)
+        if isinstance(value, str):
+            require_unicode(f.name, value)
     for name, choices in _CHOICES.items():
         value = getattr(ctx, name)
         if value not in choices:

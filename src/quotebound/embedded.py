@@ -17,8 +17,8 @@ This module runs as that rendering script, so it imports only the standard libra
 
 from __future__ import annotations
 
-import contextlib
 import json
+import logging
 import os
 import platform
 import re
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from quotebound.corpus import LocalCorpus
 
 __all__ = ["MODULES", "RENDER_VERSION", "build_pages", "embedded_corpus", "embedded_dir"]
+
+log = logging.getLogger(__name__)
 
 RENDER_VERSION = 1
 """Bump when rendering changes: the cache path includes it, so old pages are not reused."""
@@ -117,25 +119,33 @@ def _complete(pages: Path) -> bool:
 
 
 def _ensure_built(target: Path) -> Path:
+    """Build the pages into ``target`` unless they are complete: once, whatever the number of
+    processes asking at the same moment (they wait on a lock on the cache directory), into a
+    temporary directory renamed into place. Temporary directories left by a build that was
+    killed are removed by the next build."""
+    from quotebound.filelock import file_lock
+
     if _complete(target):
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".embedded-build-", dir=target.parent))
-    try:
-        build_pages(tmp)
-        (tmp / _MARKER).write_text(_marker(), "utf-8")
-        if target.exists() and not _complete(target):
-            stale = Path(tempfile.mkdtemp(prefix=".embedded-stale-", dir=target.parent))
-            with contextlib.suppress(FileNotFoundError):  # another builder moved it first
-                target.rename(stale / "pages")
-            shutil.rmtree(stale, ignore_errors=True)
+    cache = target.parent
+    cache.mkdir(parents=True, exist_ok=True)
+    with file_lock(cache):
+        if _complete(target):  # built by another process while this one waited
+            return target
+        for leftover in [*cache.glob(".embedded-build-*"), *cache.glob(".embedded-stale-*")]:
+            shutil.rmtree(leftover, ignore_errors=True)
+        log.info("rendering the embedded corpus into %s", target)
+        tmp = Path(tempfile.mkdtemp(prefix=".embedded-build-", dir=cache))
         try:
+            build_pages(tmp)
+            (tmp / _MARKER).write_text(_marker(), "utf-8")
+            if target.exists():  # an old or unfinished render, maybe still read by a process
+                stale = Path(tempfile.mkdtemp(prefix=".embedded-stale-", dir=cache))
+                target.rename(stale / "pages")
+                shutil.rmtree(stale, ignore_errors=True)
             tmp.rename(target)
-        except OSError:  # another builder finished first: its pages are identical
-            if not _complete(target):
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     return target
 
 

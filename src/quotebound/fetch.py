@@ -40,7 +40,7 @@ __all__ = ["FetchFailure", "FetchPolicy", "Fetcher", "Resolver", "fetch_until"]
 T = TypeVar("T")
 
 ROBOTS_MAX_BYTES = 512 * 1024
-"""robots.txt larger than this is treated as unreadable (which allows everything)."""
+"""robots.txt larger than this is treated as unreachable (which disallows everything)."""
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _RETRY_STATUSES = frozenset({429, 503})
 _TEXT_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
@@ -258,11 +258,13 @@ class Fetcher:
         )
 
     async def _check_robots(self, target: Target) -> None:
-        if not await self._robots.allows(target.origin, target.url):
-            raise FetchError(Reason.ROBOTS, f"robots.txt disallows {safe_url(target.url)}")
+        refusal = await self._robots.refusal(target.origin, target.url)
+        if refusal is not None:
+            raise FetchError(Reason.ROBOTS, f"{refusal}: {safe_url(target.url)}")
 
     async def _load_robots(self, origin: str) -> str | None:
-        """robots.txt of ``origin`` through the guarded path; None when absent or unreadable."""
+        """robots.txt of ``origin`` through the guarded path: its text, "" when the site has
+        none (a 4xx), None when it is unreachable (a 5xx, a network failure, a timeout)."""
         try:
             async with asyncio.timeout(self.policy.timeout_s):
                 reply = await self._follow(
@@ -270,6 +272,8 @@ class Fetcher:
                 )
         except (FetchError, TimeoutError):
             return None
+        if 400 <= reply.status < 500:
+            return ""
         if not 200 <= reply.status < 300:
             return None
         return reply.body.decode("utf-8", errors="replace")

@@ -15,7 +15,7 @@ from quotebound.context import Context
 from quotebound.graph import build_graph
 from quotebound.nodes.deps import Deps
 from quotebound.rawstore import validate_thread_id
-from quotebound.state import OutputState
+from quotebound.state import OutputState, validate_question
 
 __all__ = ["OUTPUT_KEYS", "load_run", "run_research"]
 
@@ -40,8 +40,10 @@ async def run_research(
     """Research ``question`` and return the output keys plus ``thread_id``.
 
     With a store, pages are kept under ``(thread_id, "raw")`` (a new thread id when none is
-    given); without one the run completes with nothing shown as verified.
+    given); without one the run completes with nothing shown as verified. Raises ConfigError
+    (a ValueError) at once for a question that is empty, too long or not valid Unicode text.
     """
+    question = validate_question(question)
     if store is not None:
         thread_id = validate_thread_id(thread_id or uuid.uuid4().hex)
     graph = build_graph(deps).compile(store=store, checkpointer=checkpointer)

@@ -4,9 +4,23 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+from quotebound.context import require_unicode
+from quotebound.errors import ConfigError
 from quotebound.records import Composition, EvidenceItem, Finding, SourceInfo
 
-__all__ = ["InputState", "OutputState", "ResearchState", "RoundRecord", "Status", "StopReason"]
+__all__ = [
+    "MAX_QUESTION_CHARS",
+    "InputState",
+    "OutputState",
+    "ResearchState",
+    "RoundRecord",
+    "Status",
+    "StopReason",
+    "validate_question",
+]
+
+MAX_QUESTION_CHARS = 2000
+"""A question is a question, not a document: longer input is refused with a clear error."""
 
 Status = Literal["answered", "insufficient_evidence", "verified_disabled"]
 StopReason = Literal["sufficient", "budget_exhausted", "timeout", "no_new_evidence", "error"]
@@ -19,6 +33,19 @@ class InputState(TypedDict):
     profile: NotRequired[str]
     max_sources: NotRequired[int]
     max_rounds: NotRequired[int]
+
+
+def validate_question(question: object) -> str:
+    """The question without surrounding whitespace; ConfigError (a ValueError) when it is not
+    a non-empty string of valid Unicode text of at most MAX_QUESTION_CHARS characters."""
+    if not isinstance(question, str) or not question.strip():
+        raise ConfigError("question must be a non-empty string")
+    question = require_unicode("question", question.strip())
+    if len(question) > MAX_QUESTION_CHARS:
+        raise ConfigError(
+            f"question must be at most {MAX_QUESTION_CHARS} characters, got {len(question)}"
+        )
+    return question
 
 
 class OutputState(TypedDict, total=False):

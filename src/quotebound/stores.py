@@ -4,24 +4,34 @@ One URI picks the backend: ``memory`` (tests, ``langgraph dev``), ``sqlite:PATH`
 command's default, under the user's data directory) or ``postgresql://...`` (a server).
 Every failure to open becomes a :class:`ConfigError` with a one-line reason that never
 contains a password.
+
+Many processes may open one brand-new store at the same moment (several commands started
+together, server workers): table creation and migrations run one process at a time, under a
+file lock beside a SQLite file and a PostgreSQL advisory lock. SQLite runs in WAL mode and
+waits for a busy database instead of failing at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.store.base import BaseStore
-from langgraph.store.memory import InMemoryStore
 
+from quotebound.context import require_unicode
 from quotebound.errors import ConfigError
+from quotebound.filelock import async_file_lock
+
+if TYPE_CHECKING:
+    import psycopg
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.store.base import BaseStore
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
@@ -33,6 +43,11 @@ __all__ = [
 
 CONNECT_TIMEOUT_S = 5
 """Seconds to wait for a PostgreSQL server before giving up, so a dead server fails fast."""
+SQLITE_BUSY_TIMEOUT_S = 60
+"""Seconds a SQLite statement waits for another process's write to finish."""
+_PG_SETUP_LOCK = 0x71756F7465626E64
+"""The advisory lock key (b"quotebnd") that serializes table setup on a PostgreSQL database."""
+_PG_LOCK_POLL_S = 0.05
 
 _USERINFO_PASSWORD = re.compile(r"(//[^/@:]*:)[^/]*@")
 _QUERY_PASSWORD = re.compile(r"(?i)(password=)[^&\s]*")
@@ -67,9 +82,12 @@ async def open_store(uri: str | None = None) -> AsyncIterator[StoreHandle]:
     Tables are created on first use. Raises ConfigError for a malformed URI, an unknown
     scheme, an unwritable SQLite path or a PostgreSQL server that is unreachable or refuses.
     """
-    uri = default_store_uri() if uri is None else uri.strip()
+    uri = default_store_uri() if uri is None else require_unicode("store URI", uri.strip())
     async with AsyncExitStack() as stack:
         if uri == "memory":
+            from langgraph.checkpoint.memory import InMemorySaver
+            from langgraph.store.memory import InMemoryStore
+
             handle = StoreHandle(InMemoryStore(), InMemorySaver(), uri)
         elif uri.startswith("sqlite:"):
             handle = await _open_sqlite(stack, uri)
@@ -101,8 +119,12 @@ async def _open_sqlite(stack: AsyncExitStack, uri: str) -> StoreHandle:
         path.parent.mkdir(parents=True, exist_ok=True)
         store = await stack.enter_async_context(AsyncSqliteStore.from_conn_string(str(path)))
         saver = await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(path)))
-        await store.setup()
-        await saver.setup()
+        for conn in (store.conn, saver.conn):
+            await conn.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_S * 1000}")
+        async with async_file_lock(path.with_name(path.name + ".setup-lock")):
+            await store.conn.execute("PRAGMA journal_mode = WAL")
+            await store.setup()
+            await saver.setup()
     except (OSError, sqlite3.Error) as exc:
         raise ConfigError(f"cannot open sqlite store at {path}: {_one_line(exc)}") from exc
     return StoreHandle(store, saver, f"sqlite:{path}")
@@ -119,8 +141,10 @@ async def _open_postgres(stack: AsyncExitStack, uri: str) -> StoreHandle:
         conninfo = make_conninfo(uri, connect_timeout=CONNECT_TIMEOUT_S)
         store = await stack.enter_async_context(AsyncPostgresStore.from_conn_string(conninfo))
         saver = await stack.enter_async_context(AsyncPostgresSaver.from_conn_string(conninfo))
-        await store.setup()
-        await saver.setup()
+        async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as lock:
+            await _pg_advisory_lock(lock)  # released when this session ends, whatever happens
+            await store.setup()
+            await saver.setup()
     except psycopg.Error as exc:
         detail = mask_uri(_one_line(exc))
         password = _password(uri)
@@ -129,6 +153,17 @@ async def _open_postgres(stack: AsyncExitStack, uri: str) -> StoreHandle:
         # from None: the cause may quote the URI with its password, even in a --debug traceback
         raise ConfigError(f"cannot open PostgreSQL store at {shown}: {detail}") from None
     return StoreHandle(store, saver, shown)
+
+
+async def _pg_advisory_lock(conn: psycopg.AsyncConnection[Any]) -> None:
+    """Take the setup lock, polling: a session blocked inside ``pg_advisory_lock`` would be an
+    open transaction, which the holder's ``CREATE INDEX CONCURRENTLY`` waits for (deadlock)."""
+    while True:
+        cur = await conn.execute("SELECT pg_try_advisory_lock(%s)", (_PG_SETUP_LOCK,))
+        row = await cur.fetchone()
+        if row is not None and row[0]:
+            return
+        await asyncio.sleep(_PG_LOCK_POLL_S)
 
 
 def _password(uri: str) -> str | None:

@@ -237,7 +237,11 @@ def _closed_port() -> int:
         (["research", "Q", "--corpus", "{home}/a-file"], "a-file"),
         (["research", "Q", "--store", "postgresql://u:pw-123@127.0.0.1:{port}/db"], "PostgreSQL"),
         (["research", "Q", "--provider", "bing"], "bing"),
+        (["research", "Q", "--provider", "tavily"], "TAVILY_API_KEY"),
         (["research", "Q", "--thread-id", "run.1"], "run.1"),
+        (["research", "Why \udcff?"], "question must be valid UTF-8"),  # bytes not UTF-8
+        (["research", "Q", "--base-url", "https://x.example/\udcff/"], "corpus_base_url"),
+        (["research", "Q", "--store", "sqlite:{home}/\udcff.sqlite"], "store URI"),
         (["show", "run.1"], "run.1"),
         (["verify", "--quote", "x", "--file", "{home}/no-such-file"], "no-such-file"),
     ],
@@ -259,6 +263,18 @@ def test_index_reports_counts(tmp_path: Path) -> None:
     second = _run(tmp_path, "index", str(corpus), "--base-url", BASE_URL)
     assert second.returncode == 0, second.stderr
     assert "removed 1" in second.stderr and "unchanged 2" in second.stderr
+
+
+def test_index_survives_a_file_declaring_a_codec_that_is_not_a_text_encoding(
+    tmp_path: Path,
+) -> None:
+    corpus = _write_corpus(tmp_path / "corpus")
+    (corpus / "odd.html").write_bytes(
+        "<meta charset=base64><title>Odd</title><p>Grüße aus Köln</p>".encode("cp1252")
+    )
+    done = _run(tmp_path, "index", str(corpus), "--base-url", BASE_URL)
+    assert done.returncode == 0, done.stderr
+    assert "added 4" in done.stderr
 
 
 def test_verify_pass_and_fail_against_a_file(tmp_path: Path) -> None:

@@ -7,10 +7,13 @@ import json
 import os
 import platform
 import re
+import signal
 import subprocess
 import sys
 import sysconfig
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,32 +23,39 @@ from quotebound.tiers import TrustTier
 pytestmark = pytest.mark.integration
 
 BUILD = """
+import logging
 import sys
 from pathlib import Path
 from quotebound.embedded import embedded_corpus
+logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
 print(embedded_corpus(cache_dir=Path(sys.argv[1])).root)
 """
+RENDERING = "quotebound.embedded: rendering the embedded corpus"
 ADDRESS = re.compile(r"(?:\s|&nbsp;)at(?:\s|&nbsp;)0x[0-9A-Fa-f]{4,}")
 
 
-def build_in_subprocesses(*caches: Path) -> list[Path]:
-    """Build the corpus in one process per cache dir, concurrently, each with its own hash seed."""
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", BUILD, str(cache)],
-            env={**os.environ, "PYTHONHASHSEED": str(seed)},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for seed, cache in enumerate(caches, start=1)
-    ]
-    roots = []
+def _build(cache: Path, *, seed: int = 0, **popen: Any) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", BUILD, str(cache)],
+        env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **popen,
+    )
+
+
+def build_in_subprocesses(*caches: Path) -> tuple[list[Path], int]:
+    """Build the corpus in one process per cache dir, concurrently, each with its own hash seed;
+    returns each process's corpus root and how many renderings they ran in all."""
+    procs = [_build(cache, seed=seed) for seed, cache in enumerate(caches, start=1)]
+    roots, renderings = [], 0
     for proc in procs:
         out, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err
         roots.append(Path(out.strip()))
-    return roots
+        renderings += err.count(RENDERING)
+    return roots, renderings
 
 
 def page_hashes(root: Path) -> dict[str, str]:
@@ -59,7 +69,7 @@ def page_hashes(root: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("embedded")
-    first, second = build_in_subprocesses(base / "one", base / "two")
+    (first, second), _ = build_in_subprocesses(base / "one", base / "two")
     return first, second
 
 
@@ -135,8 +145,25 @@ def test_a_stale_build_is_replaced(tmp_path: Path, built: tuple[Path, Path]) -> 
     assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]  # no temp dirs left
 
 
-def test_concurrent_builders_share_one_complete_corpus(tmp_path: Path) -> None:
-    first, second = build_in_subprocesses(tmp_path, tmp_path)
-    assert first == second == embedded_dir(tmp_path)
-    assert (first / ".complete").is_file()
-    assert sorted(p.name for p in tmp_path.iterdir()) == [first.name]
+def test_processes_starting_together_render_the_corpus_once(tmp_path: Path) -> None:
+    roots, renderings = build_in_subprocesses(*[tmp_path] * 4)
+    assert renderings == 1
+    assert set(roots) == {embedded_dir(tmp_path)}
+    assert (roots[0] / ".complete").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [roots[0].name]
+
+
+def test_a_killed_build_leaves_nothing_behind_after_the_next(
+    tmp_path: Path, built: tuple[Path, Path]
+) -> None:
+    killed = _build(tmp_path, start_new_session=True)  # its own group: the renderer dies too
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob(".embedded-build-*")) and killed.poll() is None:
+        assert time.monotonic() < deadline, "the build never started"
+        time.sleep(0.05)
+    os.killpg(killed.pid, signal.SIGKILL)
+    killed.communicate(timeout=60)
+    assert list(tmp_path.glob(".embedded-build-*"))  # what a killed build leaves
+    corpus = embedded_corpus(cache_dir=tmp_path)
+    assert page_hashes(corpus.root) == page_hashes(built[0])
+    assert sorted(p.name for p in tmp_path.iterdir()) == [corpus.root.name]

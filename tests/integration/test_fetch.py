@@ -300,6 +300,17 @@ async def test_charsets_decode_without_mojibake(
     assert got.title == "Café résumé"
 
 
+@pytest.mark.parametrize("charset", ["base64", "rot13", "zlib", "cp500"])
+async def test_a_charset_browsers_do_not_know_is_detected_instead(
+    http_server: LoopbackServer, charset: str
+) -> None:
+    http_server.routes["/odd"] = page(FRENCH.encode("utf-8"), f"text/html; charset={charset}")
+    async with Fetcher(policy(http_server)) as fetcher:
+        got = await fetcher.fetch(http_server.url("/odd"))
+    assert got.html is not None and "crème brûlée" in got.html
+    assert got.encoding == "utf-8"
+
+
 async def test_a_pdf_becomes_page_texts(
     http_server: LoopbackServer, make_pdf: Callable[[str], bytes]
 ) -> None:
@@ -334,11 +345,39 @@ async def test_robots_txt_is_honoured_and_fetched_once(http_server: LoopbackServ
     assert got.title == "Quoted page"
 
 
-async def test_a_missing_robots_txt_allows_everything(http_server: LoopbackServer) -> None:
+@pytest.mark.parametrize("status", [401, 403, 404, 410])
+async def test_an_unavailable_robots_txt_allows_everything(
+    http_server: LoopbackServer, status: int
+) -> None:
+    """RFC 9309: a 4xx robots.txt means the site has none."""
+    http_server.routes["/robots.txt"] = lambda h: respond(h, status, b"no", {})
     http_server.routes["/a"] = page(ARTICLE)
     async with Fetcher(policy(http_server)) as fetcher:
         await fetcher.fetch(http_server.url("/a"))
     assert http_server.hits["/robots.txt"] == 1
+
+
+@pytest.mark.parametrize("status", [500, 502, 503])
+async def test_a_robots_txt_server_error_disallows_everything(
+    http_server: LoopbackServer, status: int
+) -> None:
+    """RFC 9309: a 5xx robots.txt is unreachable, so the whole site is off limits."""
+    http_server.routes["/robots.txt"] = lambda h: respond(h, status, b"busy", {})
+    http_server.routes["/a"] = page(ARTICLE)
+    async with Fetcher(policy(http_server)) as fetcher:
+        err = await failure(fetcher, http_server.url("/a"))
+    assert err.reason is Reason.ROBOTS and "unreachable" in err.detail
+    assert http_server.hits["/a"] == 0
+
+
+async def test_an_unreachable_robots_txt_disallows_everything(http_server: LoopbackServer) -> None:
+    """A connection dropped without an answer to robots.txt blocks the site."""
+    http_server.routes["/robots.txt"] = lambda h: setattr(h, "close_connection", True)
+    http_server.routes["/a"] = page(ARTICLE)
+    async with Fetcher(policy(http_server)) as fetcher:
+        err = await failure(fetcher, http_server.url("/a"))
+    assert err.reason is Reason.ROBOTS
+    assert http_server.hits["/a"] == 0
 
 
 async def test_429_then_200_is_retried(http_server: LoopbackServer) -> None:

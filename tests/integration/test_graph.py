@@ -319,7 +319,10 @@ async def test_keys_never_reach_state_reports_or_the_store(
         assert "not-a-real-key" not in blob
 
 
-@pytest.mark.parametrize(("question", "message"), [("   ", "non-empty"), ("why " * 600, "at most")])
+@pytest.mark.parametrize(
+    ("question", "message"),
+    [("   ", "non-empty"), ("why " * 600, "at most"), ("Why \udcff?", "valid UTF-8")],
+)
 async def test_empty_or_huge_questions_are_refused_clearly(
     corpus: LocalCorpus, question: str, message: str
 ) -> None:
@@ -416,3 +419,38 @@ async def test_a_server_indexes_no_directory_outside_its_corpus_roots(
     inside = make_context(provider="corpus", corpus_dir=str(corpus.root), composer="extractive")
     out = await graph.ainvoke({"question": QUESTION}, config=config, context=inside)  # type: ignore[arg-type]
     assert out["status"] == "answered"
+
+
+class _CorpusWithABrokenDecoder(LocalCorpus):
+    """A corpus transport whose decoder fails on one document, as a codec bug would."""
+
+    async def read(self, document: str) -> Any:
+        if document == "timeouts.html":
+            raise LookupError("'base64' is not a text encoding")
+        return await super().read(document)
+
+
+async def test_a_page_that_cannot_be_decoded_fails_alone(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    shutil.copytree(CORPUS, root)
+    broken = _CorpusWithABrokenDecoder(root, base_url=BASE, index_path=tmp_path / "i.sqlite")
+    store = InMemoryStore()
+    out = await _run(broken, store=store)
+    failed = [s for s in out["sources"] if s["fetch_status"] == "failed"]
+    broken_page = (BASE + "timeouts.html", "unsupported_type")
+    assert [(s["url"], s["reason"]) for s in failed] == [broken_page]
+    assert await get_raw_page(store, "t1", failed[0]["source_id"]) is None
+    assert any(s["fetch_status"] == "fetched" for s in out["sources"])
+
+
+async def test_tavily_asked_for_without_a_key_is_a_configuration_error(
+    corpus: LocalCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="TAVILY_API_KEY"):
+        await run_research(
+            QUESTION,
+            store=InMemoryStore(),
+            thread_id="t1",
+            context=make_context(provider="tavily", composer="extractive"),
+        )

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import traceback
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from postgres import PostgresServer, postgres_server  # noqa: F401  (fixture)
@@ -153,3 +155,65 @@ async def test_memory_store_and_default_uri(
     async with open_store(None) as handle:
         assert handle.uri == default_store_uri()
     assert (tmp_path / "quotebound" / "quotebound.sqlite").is_file()
+
+
+# --- many processes opening one brand-new store at once ----------------------------------------
+
+_PROCESSES = 8
+
+
+def _open_new_stores(uris: list[str], barrier: Any, results: Any) -> None:
+    """In a child process: for each URI, wait for every process, then open it and write."""
+
+    async def use(uri: str) -> None:
+        async with open_store(uri) as handle:
+            page = _page(1, thread=uuid.uuid4().hex)
+            await put_raw_page(handle.store, page.url.split("/")[3], page)
+
+    failures = []
+    for uri in uris:
+        barrier.wait()
+        try:
+            asyncio.run(use(uri))
+        except Exception as exc:
+            failures.append(f"{type(exc).__name__}: {exc}".splitlines()[0])
+    results.put(failures)
+
+
+def _open_concurrently(uris: list[str]) -> list[str]:
+    """Failures of ``_PROCESSES`` processes opening each of ``uris`` at the same moment."""
+    ctx = multiprocessing.get_context("forkserver")  # no fork of pytest; one import for all
+    ctx.set_forkserver_preload(["quotebound.stores"])
+    barrier, results = ctx.Barrier(_PROCESSES), ctx.Queue()
+    procs = [
+        ctx.Process(target=_open_new_stores, args=(uris, barrier, results))
+        for _ in range(_PROCESSES)
+    ]
+    for p in procs:
+        p.start()
+    failures = [f for _ in procs for f in results.get(timeout=300)]
+    for p in procs:
+        p.join(timeout=60)
+    assert all(p.exitcode == 0 for p in procs)
+    return failures
+
+
+def test_processes_opening_a_new_sqlite_store_at_once_all_succeed(tmp_path: Path) -> None:
+    uris = [f"sqlite:{tmp_path / f'new-{i}' / 'store.sqlite'}" for i in range(15)]
+    failures = _open_concurrently(uris)
+    assert failures == [], f"{len(failures)} of {len(uris) * _PROCESSES} opens failed"
+
+
+def test_processes_opening_a_new_postgres_store_at_once_all_succeed(
+    postgres_server: PostgresServer,  # noqa: F811
+) -> None:
+    import psycopg
+
+    names = [f"fresh_{uuid.uuid4().hex[:12]}" for _ in range(4)]
+    admin = postgres_server.uri.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        for name in names:
+            conn.execute(f"CREATE DATABASE {name}")
+    uris = [postgres_server.uri.rsplit("/", 1)[0] + f"/{name}" for name in names]
+    failures = _open_concurrently(uris)
+    assert failures == [], f"{len(failures)} of {len(uris) * _PROCESSES} opens failed"

@@ -56,3 +56,29 @@ def test_undeclared_utf8_and_legacy_bytes() -> None:
 def test_never_raises(body: bytes) -> None:
     text, enc = decode_bytes(body, content_type="text/html; charset=no-such-codec")
     assert isinstance(text, str) and enc
+
+
+BYTES_CODECS = ["base64", "hex", "rot13", "zlib", "idna", "bz2", "uu", "quopri", "punycode"]
+
+
+@pytest.mark.parametrize("label", [*BYTES_CODECS, "cp500", "utf-7", "no-such-codec"])
+def test_labels_browsers_do_not_know_are_undeclared(label: str) -> None:
+    """Bytes-to-bytes codecs and non-WHATWG encodings such as EBCDIC fall through to detection."""
+    legacy = "<p>Grüße aus Köln, schöne Straße</p>"
+    for body, content_type in (
+        (legacy.encode("utf-8"), f"text/html; charset={label}"),
+        (f"<meta charset={label}>{legacy}".encode("cp1252"), "text/html"),
+        (legacy.encode("utf-8"), f"text/plain; charset={label}"),
+    ):
+        text, enc = decode_bytes(body, content_type=content_type)
+        assert text.endswith(legacy), (label, text)
+        assert enc in ("utf-8", "cp1252")
+
+
+def test_every_whatwg_label_decodes_arbitrary_bytes_without_raising() -> None:
+    from quotebound.charset import _BY_LABEL
+
+    body = bytes(range(256)) * 4
+    for label in _BY_LABEL:
+        text, enc = decode_bytes(body, content_type=f"text/html; charset={label}")
+        assert isinstance(text, str) and enc

@@ -68,6 +68,7 @@ def test_resolution_is_idempotent() -> None:
         ("QUOTEBOUND_MAX_ROUNDS", "0", "positive"),
         ("QUOTEBOUND_MAX_ROUNDS", "99999999999999999999", "up to"),
         ("QUOTEBOUND_TIME_BUDGET_S", "nan", "positive"),
+        ("QUOTEBOUND_MODEL", "gpt-\udcff", "model must be valid UTF-8"),
     ],
 )
 def test_malformed_environment_is_a_clear_error(
@@ -76,6 +77,11 @@ def test_malformed_environment_is_a_clear_error(
     monkeypatch.setenv(env, value)
     with pytest.raises(ConfigError, match=message):
         make_context()
+
+
+def test_undecodable_bytes_in_a_setting_are_a_clear_error() -> None:
+    with pytest.raises(ConfigError, match="corpus_base_url must be valid UTF-8 text"):
+        make_context(corpus_base_url="https://example.org/\udcff/")
 
 
 def test_unknown_option_and_corpus_without_dir() -> None:

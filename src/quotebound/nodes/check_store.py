@@ -11,32 +11,23 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from quotebound.context import Context
-from quotebound.errors import ConfigError
 from quotebound.nodes.deps import Deps
 from quotebound.nodes.events import emit
 from quotebound.rawstore import validate_thread_id
-from quotebound.state import ResearchState
+from quotebound.state import ResearchState, validate_question
 
-__all__ = ["MAX_QUESTION_CHARS", "check_store"]
+__all__ = ["check_store"]
 
 log = logging.getLogger(__name__)
 
 _INPUT_OPTIONS = ("profile", "max_sources", "max_rounds")
-MAX_QUESTION_CHARS = 2000
-"""A question is a question, not a document: longer input is refused with a clear error."""
 
 
 async def check_store(
     state: ResearchState, runtime: Runtime[Context], config: RunnableConfig, *, deps: Deps
 ) -> dict[str, Any]:
     """Resolve settings; without a store or a thread id, mark the run ``verified_disabled``."""
-    question = (state.get("question") or "").strip()
-    if not question:
-        raise ConfigError("question must be a non-empty string")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise ConfigError(
-            f"question must be at most {MAX_QUESTION_CHARS} characters, got {len(question)}"
-        )
+    question = validate_question(state.get("question"))
     explicit = {k: state[k] for k in _INPUT_OPTIONS if state.get(k) is not None}  # type: ignore[literal-required]
     settings = (runtime.context or Context()).resolved(**explicit)
     # Fail fast on configuration that cannot work; building a corpus touches the disk.

@@ -125,7 +125,10 @@ def _local_corpus(settings: Context, roots: Sequence[Path] | None) -> LocalCorpu
 def _providers(settings: Context, roots: Sequence[Path] | None) -> list[SearchProvider]:
     """The provider ladder for a run: a failed or empty provider falls through to the next."""
     if settings.provider == "tavily":
-        return [_tavily(settings)]
+        tavily = _tavily(settings)
+        if not tavily.configured:  # asked for by name: running without it would find nothing
+            raise ConfigError("provider 'tavily' needs TAVILY_API_KEY in the environment")
+        return [tavily]
     if settings.provider == "corpus":
         return [_local_corpus(settings, roots)]
     if settings.provider == "embedded":

@@ -7,6 +7,7 @@ link is replaced by the next candidate while the round's budget lasts.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import fields
 from typing import Any
@@ -18,6 +19,7 @@ from quotebound.context import Context
 from quotebound.errors import FetchError, Reason
 from quotebound.fetch import fetch_until
 from quotebound.gates import fetch_gate
+from quotebound.netguard import safe_url
 from quotebound.nodes.deps import Deps
 from quotebound.nodes.events import emit
 from quotebound.rawstore import RawPage, get_raw_page, parsed_page, put_raw_page
@@ -66,10 +68,7 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
 
     async with toolkit.fetcher(budget_s=float(state["deadline"]) - time.time()) as fetcher:
 
-        async def fetch_one(c: SearchCandidate) -> RawPage:
-            cached = await get_raw_page(store, thread_id, c.source_id)
-            if cached is not None:
-                return cached
+        async def read(c: SearchCandidate) -> RawPage:
             corpus = toolkit.corpora.get(c.provider)
             if c.document is not None:
                 if corpus is None:
@@ -77,6 +76,22 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
                 page = await corpus.read(c.document)
             else:
                 page = await fetcher.fetch(c.url)
+            await asyncio.to_thread(parsed_page, page)  # parsed (and cached) before it is kept
+            return page
+
+        async def fetch_one(c: SearchCandidate) -> RawPage:
+            cached = await get_raw_page(store, thread_id, c.source_id)
+            if cached is not None:
+                return cached
+            try:
+                page = await read(c)
+            except FetchError:
+                raise
+            except Exception as exc:  # a decoder or parser failure fails this page, not the run
+                raise FetchError(
+                    Reason.UNSUPPORTED_TYPE,
+                    f"cannot decode or parse {safe_url(c.url)}: {type(exc).__name__}",
+                ) from exc
             await put_raw_page(store, thread_id, page)
             return page
 
