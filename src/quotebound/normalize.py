@@ -20,8 +20,8 @@ import unicodedata
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate, count, repeat
-from operator import add
+from itertools import accumulate, compress, repeat
+from operator import add, ne
 
 __all__ = ["NormalizedText", "normalize_text", "normalize_with_offsets", "strip_quote_decorations"]
 
@@ -37,13 +37,11 @@ _TRANSLATION = str.maketrans(
     | dict.fromkeys(_DASHES, "-")
 )
 
-# A run that changes: whitespace other than one plain space (runs of two or more, or a single
-# tab/newline/no-break space), invisible characters, or non-ASCII text. Splitting on it yields
-# (unchanged text, space run or None, other run or None) per run, then the unchanged tail.
-_CHANGING_RUN = re.compile(
-    rf"(?P<space>[\s{_INVISIBLE}]{{2,}}|[^\S ]|[{_INVISIBLE}])"
-    rf"|(?P<other>[^\x00-\x7f\s{_INVISIBLE}]+)"
-)
+# Runs that change: whitespace other than one plain space (runs of two or more, or a single
+# tab/newline/no-break space) and invisible characters; and non-ASCII text.
+_SPACE_RUN = re.compile(rf"([\s{_INVISIBLE}]{{2,}}|[^\S ]|[{_INVISIBLE}])")
+_OTHER_RUN = re.compile(rf"[^\x00-\x7f\s{_INVISIBLE}]+")
+_TRANSLATABLE = re.compile(f"[{re.escape(''.join(map(chr, _TRANSLATION)))}]+")
 
 _ASCII_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
 """The ASCII characters that ``\\s`` matches."""
@@ -108,63 +106,111 @@ class NormalizedText:
 
 def normalize_with_offsets(text: str) -> NormalizedText:
     """Normalize ``text`` (see :func:`normalize_text`), keeping the original span of each char."""
+    builder = _Builder()
     if text.isascii():
-        return _normalize_ascii(text)
-    pieces: list[str] = []
-    changes = array("i")  # per change: normalized start, normalized end, original start, end
-    original = normalized = 0
-    parts = _CHANGING_RUN.split(text)
-    for i in range(0, len(parts) - 1, 3):
-        copied, space, other = parts[i : i + 3]
-        pieces.append(copied)
-        original += len(copied)
-        normalized += len(copied)
-        if space is not None:
-            if space.strip(_INVISIBLE):  # the run holds whitespace, not only invisible characters
-                pieces.append(" ")
-                if len(space) > 1:
-                    changes.extend((normalized, normalized + 1, original, original + len(space)))
-                normalized += 1
-            else:
-                changes.extend((normalized, normalized, original, original + len(space)))
-            original += len(space)
+        builder.fold_spaces(text, 0, len(text))
+        return builder.result()
+    position = 0
+    for match in _OTHER_RUN.finditer(text):
+        run = match.group()
+        if _keeps_length(run):
             continue
-        if not unicodedata.combining(other[0]) and unicodedata.is_normalized("NFKC", other):
-            translated = other.translate(_TRANSLATION)
-            # Without combining marks every character is its own cluster and stays one character.
-            if translated == other or not any(map(unicodedata.combining, other)):
-                pieces.append(translated)
-                original += len(other)
-                normalized += len(other)
-                continue
-        first = original
-        if copied and unicodedata.combining(other[0]):  # the mark composes with the copied char
-            pieces[-1] = copied[:-1]
-            first -= 1
-            normalized -= 1
-        for piece, start, end in _clusters(text, first, original + len(other)):
-            pieces.append(piece)
-            if len(piece) != 1 or end - start != 1:
-                changes.extend((normalized, normalized + len(piece), start, end))
-            normalized += len(piece)
-        original += len(other)
-    pieces.append(parts[-1])
-    return NormalizedText(
-        "".join(pieces), changes[0::4], changes[1::4], changes[2::4], changes[3::4]
+        start, end = match.span()
+        copied_last = builder.fold_spaces(text, position, start)
+        if copied_last and unicodedata.combining(run[0]):  # the mark composes with that char
+            builder.drop_last()
+            start -= 1
+        for piece, piece_start, piece_end in _clusters(text, start, end):
+            builder.emit(piece, piece_start, piece_end)
+        position = end
+    builder.fold_spaces(text, position, len(text))
+    return builder.result(_TRANSLATABLE.sub(_translate, builder.text()))
+
+
+def _keeps_length(run: str) -> bool:
+    """Whether a run of non-ASCII text normalizes character by character to as many characters.
+
+    Such a run is already in NFKC and each character is its own cluster (no combining marks),
+    or the run is unchanged; either way only the quote and dash translation may apply.
+    """
+    return (
+        not unicodedata.combining(run[0])
+        and unicodedata.is_normalized("NFKC", run)
+        and (run.translate(_TRANSLATION) == run or not any(map(unicodedata.combining, run)))
     )
 
 
-def _normalize_ascii(text: str) -> NormalizedText:
-    """:func:`normalize_with_offsets` for ASCII text, where only whitespace runs change."""
-    parts = _ASCII_SPACE_RUN.split(text)  # unchanged text, run of 2+ spaces, ..., unchanged text
-    copies = parts[0::2]
-    folded = " ".join(copies).translate(_ASCII_SPACE_TO_SPACE)
-    bounds = array("i", accumulate(map(len, parts)))
-    starts = array("i", map(add, accumulate(map(len, copies)), count()))
-    del starts[-1]
-    return NormalizedText(
-        folded, starts, array("i", map(add, starts, repeat(1))), bounds[0:-1:2], bounds[1::2]
-    )
+def _translate(match: re.Match[str]) -> str:
+    return match.group().translate(_TRANSLATION)
+
+
+class _Builder:
+    """Accumulates the normalized text in pieces, and its changes."""
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.size = 0
+        self.change_starts: array[int] = array("i")
+        self.change_ends: array[int] = array("i")
+        self.source_starts: array[int] = array("i")
+        self.source_ends: array[int] = array("i")
+
+    def fold_spaces(self, text: str, start: int, end: int) -> bool:
+        """Emit ``text[start:end]`` with its whitespace and invisible runs folded; its non-ASCII
+        runs must keep their length. Returns whether its last character was copied unchanged."""
+        segment = text[start:end]
+        if segment.isascii():  # only runs of 2+ spaces need a change; one space stays one
+            parts = _ASCII_SPACE_RUN.split(segment)
+            folded_runs = [" "] * (len(parts) // 2)
+        else:
+            parts = _SPACE_RUN.split(segment)
+            folded_runs = [" " if run.strip(_INVISIBLE) else "" for run in parts[1::2]]
+        pieces = parts.copy()
+        pieces[1::2] = folded_runs
+        folded = "".join(pieces)
+        if segment.isascii():
+            folded = folded.translate(_ASCII_SPACE_TO_SPACE)
+        changed = list(map(ne, map(len, parts[1::2]), map(len, folded_runs)))
+        source_bounds = array("i", accumulate(map(len, parts)))
+        folded_bounds = array("i", accumulate(map(len, pieces)))
+        for changes, bounds, shift in (
+            (self.change_starts, folded_bounds[0:-1:2], self.size),
+            (self.change_ends, folded_bounds[1::2], self.size),
+            (self.source_starts, source_bounds[0:-1:2], start),
+            (self.source_ends, source_bounds[1::2], start),
+        ):
+            changes.extend(map(add, compress(bounds, changed), repeat(shift)))
+        self.pieces.append(folded)
+        self.size += len(folded)
+        last = parts[-1][-1:]  # a single tab or newline in ASCII text is folded, not copied
+        return last == " " or (last != "" and not last.isspace())
+
+    def emit(self, piece: str, start: int, end: int) -> None:
+        """Emit ``piece`` as the normalization of the original span ``[start, end)``."""
+        self.pieces.append(piece)
+        if len(piece) != 1 or end - start != 1:
+            self.change_starts.append(self.size)
+            self.change_ends.append(self.size + len(piece))
+            self.source_starts.append(start)
+            self.source_ends.append(end)
+        self.size += len(piece)
+
+    def drop_last(self) -> None:
+        """Remove the last normalized character, which was copied unchanged."""
+        self.pieces[-1] = self.pieces[-1][:-1]
+        self.size -= 1
+
+    def text(self) -> str:
+        return "".join(self.pieces)
+
+    def result(self, text: str | None = None) -> NormalizedText:
+        return NormalizedText(
+            self.text() if text is None else text,
+            self.change_starts,
+            self.change_ends,
+            self.source_starts,
+            self.source_ends,
+        )
 
 
 def _clusters(text: str, start: int, end: int) -> list[tuple[str, int, int]]:
