@@ -20,8 +20,8 @@ import unicodedata
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate, compress, repeat
-from operator import add, ne
+from itertools import accumulate, compress
+from operator import ne
 
 __all__ = ["NormalizedText", "normalize_text", "normalize_with_offsets", "strip_quote_decorations"]
 
@@ -42,6 +42,9 @@ _TRANSLATION = str.maketrans(
 _SPACE_RUN = re.compile(rf"([\s{_INVISIBLE}]{{2,}}|[^\S ]|[{_INVISIBLE}])")
 _OTHER_RUN = re.compile(rf"[^\x00-\x7f\s{_INVISIBLE}]+")
 _TRANSLATABLE = re.compile(f"[{re.escape(''.join(map(chr, _TRANSLATION)))}]+")
+
+_NOT_IN_RUN = re.compile(rf"[^\s{_INVISIBLE}]")
+_BLOCK_CHARS = 4096
 
 _ASCII_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
 """The ASCII characters that ``\\s`` matches."""
@@ -109,11 +112,14 @@ def normalize_with_offsets(text: str) -> NormalizedText:
     builder = _Builder()
     if text.isascii():
         builder.fold_spaces(text, 0, len(text))
-        return builder.result()
+        return builder.result(builder.text())
     position = 0
+    translates = False  # whether a run that keeps its length has typographic quotes or dashes
     for match in _OTHER_RUN.finditer(text):
         run = match.group()
-        if _keeps_length(run):
+        translated = run.translate(_TRANSLATION)
+        if _keeps_length(run, translated):
+            translates = translates or translated != run
             continue
         start, end = match.span()
         copied_last = builder.fold_spaces(text, position, start)
@@ -124,19 +130,21 @@ def normalize_with_offsets(text: str) -> NormalizedText:
             builder.emit(piece, piece_start, piece_end)
         position = end
     builder.fold_spaces(text, position, len(text))
-    return builder.result(_TRANSLATABLE.sub(_translate, builder.text()))
+    folded = builder.text()
+    return builder.result(_TRANSLATABLE.sub(_translate, folded) if translates else folded)
 
 
-def _keeps_length(run: str) -> bool:
-    """Whether a run of non-ASCII text normalizes character by character to as many characters.
+def _keeps_length(run: str, translated: str) -> bool:
+    """Whether a run of non-ASCII text normalizes to ``translated``, its translation by
+    :data:`_TRANSLATION`, character for character.
 
-    Such a run is already in NFKC and each character is its own cluster (no combining marks),
-    or the run is unchanged; either way only the quote and dash translation may apply.
+    It does when the run is in NFKC and unchanged by the translation, or in NFKC without
+    combining marks: then each character is its own cluster and NFKC keeps it as it is.
     """
     return (
         not unicodedata.combining(run[0])
         and unicodedata.is_normalized("NFKC", run)
-        and (run.translate(_TRANSLATION) == run or not any(map(unicodedata.combining, run)))
+        and (translated == run or not any(map(unicodedata.combining, run)))
     )
 
 
@@ -157,29 +165,44 @@ class _Builder:
 
     def fold_spaces(self, text: str, start: int, end: int) -> bool:
         """Emit ``text[start:end]`` with its whitespace and invisible runs folded; its non-ASCII
-        runs must keep their length. Returns whether its last character was copied unchanged."""
-        segment = text[start:end]
-        if segment.isascii():  # only runs of 2+ spaces need a change; one space stays one
+        runs must keep their length. Returns whether its last character was copied unchanged.
+
+        The text is folded in blocks, cut after a character outside any run, so that blocks of
+        ASCII text take the fast path even when the text has some non-ASCII characters."""
+        copied_last = False
+        while start < end:
+            limit = start + _BLOCK_CHARS
+            cut = _NOT_IN_RUN.search(text, limit - 1, end) if limit < end else None
+            block_end = cut.end() if cut else end
+            copied_last = self._fold_block(text[start:block_end], start)
+            start = block_end
+        return copied_last
+
+    def _fold_block(self, segment: str, start: int) -> bool:
+        """:meth:`fold_spaces` for the block ``segment``, which starts at ``start``."""
+        changed: list[bool] | None = None  # which runs change; None: all of them
+        if segment.isascii():  # only runs of 2+ spaces change; one space stays one
             parts = _ASCII_SPACE_RUN.split(segment)
             folded_runs = [" "] * (len(parts) // 2)
         else:
             parts = _SPACE_RUN.split(segment)
             folded_runs = [" " if run.strip(_INVISIBLE) else "" for run in parts[1::2]]
+            changed = list(map(ne, map(len, parts[1::2]), map(len, folded_runs)))
         pieces = parts.copy()
         pieces[1::2] = folded_runs
         folded = "".join(pieces)
-        if segment.isascii():
+        if changed is None:
             folded = folded.translate(_ASCII_SPACE_TO_SPACE)
-        changed = list(map(ne, map(len, parts[1::2]), map(len, folded_runs)))
-        source_bounds = array("i", accumulate(map(len, parts)))
-        folded_bounds = array("i", accumulate(map(len, pieces)))
-        for changes, bounds, shift in (
-            (self.change_starts, folded_bounds[0:-1:2], self.size),
-            (self.change_ends, folded_bounds[1::2], self.size),
-            (self.source_starts, source_bounds[0:-1:2], start),
-            (self.source_ends, source_bounds[1::2], start),
+        # Bounds of the parts: run k spans [bounds[2k + 1], bounds[2k + 2]).
+        source_bounds = array("i", list(accumulate(map(len, parts), initial=start)))
+        folded_bounds = array("i", list(accumulate(map(len, pieces), initial=self.size)))
+        for changes, bounds in (
+            (self.change_starts, folded_bounds[1:-1:2]),
+            (self.change_ends, folded_bounds[2::2]),
+            (self.source_starts, source_bounds[1:-1:2]),
+            (self.source_ends, source_bounds[2::2]),
         ):
-            changes.extend(map(add, compress(bounds, changed), repeat(shift)))
+            changes.extend(bounds if changed is None else array("i", compress(bounds, changed)))
         self.pieces.append(folded)
         self.size += len(folded)
         last = parts[-1][-1:]  # a single tab or newline in ASCII text is folded, not copied
@@ -203,9 +226,10 @@ class _Builder:
     def text(self) -> str:
         return "".join(self.pieces)
 
-    def result(self, text: str | None = None) -> NormalizedText:
+    def result(self, text: str) -> NormalizedText:
+        """The normalized text, ``text`` (the pieces, maybe translated), and its changes."""
         return NormalizedText(
-            self.text() if text is None else text,
+            text,
             self.change_starts,
             self.change_ends,
             self.source_starts,

@@ -199,7 +199,7 @@ class _SourceIndex:
         """The match of ``tokens[number]``, found by tokenizing again from its block's start."""
         block = bisect_right(self.block_tokens, number) - 1
         text = self.normalized.text
-        matches = _token_pattern(text).finditer(text, self.block_starts[block])
+        matches = _TOKEN.finditer(text, self.block_starts[block])
         return next(islice(matches, number - self.block_tokens[block], None))
 
 
@@ -375,10 +375,7 @@ def _normalized_source(source_text: str) -> NormalizedText:
 def _source_index(source_text: str) -> _SourceIndex:
     normalized = _normalized_source(source_text)
     text = normalized.text
-    pattern = _token_pattern(text)
-    ascii_text = text.isascii()
-    folded = text.lower() if ascii_text else text  # on ASCII, casefold is lower and keeps offsets
-    raw: list[str] = []
+    tokens: list[str] = []
     block_starts: array[int] = array("i")
     block_tokens: array[int] = array("i")
     start = 0
@@ -386,15 +383,18 @@ def _source_index(source_text: str) -> _SourceIndex:
         cut = _TOKEN_BREAK.search(text, start + _BLOCK_CHARS)
         end = cut.start() if cut else len(text)
         block_starts.append(start)
-        block_tokens.append(len(raw))
-        raw += pattern.findall(folded, start, end)
+        block_tokens.append(len(tokens))
+        block = text[start:end]
+        if block.isascii():  # casefold is lower, and the ASCII pattern is faster
+            tokens += _ASCII_TOKEN.findall(block.lower())
+        elif found := _TOKEN.findall(block):
+            tokens += _SEPARATOR.join(found).casefold().split(_SEPARATOR)
         start = end
-    tokens = raw if ascii_text or not raw else _SEPARATOR.join(raw).casefold().split(_SEPARATOR)
     distinct = dict(zip(tokens, tokens, strict=True))
     tokens = list(map(distinct.__getitem__, tokens))
     codes = dict(zip(distinct.values(), _codes(), strict=False))
     token_codes = "".join(map(codes.__getitem__, tokens))
-    articles = array("i", compress(count(), map(ARTICLES.__contains__, tokens)))
+    articles = array("i", list(compress(count(), map(ARTICLES.__contains__, tokens))))
     after_articles = chain((0,), map(add, articles, repeat(1)))
     content_codes = "".join(
         map(token_codes.__getitem__, map(slice, after_articles, chain(articles, (None,))))
@@ -409,10 +409,6 @@ def _source_index(source_text: str) -> _SourceIndex:
         codes,
         token_codes,
     )
-
-
-def _token_pattern(text: str) -> re.Pattern[str]:
-    return _ASCII_TOKEN if text.isascii() else _TOKEN
 
 
 def _codes() -> Iterator[str]:
