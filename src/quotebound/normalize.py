@@ -42,9 +42,12 @@ _TRANSLATION = str.maketrans(
 _SPACE_RUN = re.compile(rf"([\s{_INVISIBLE}]{{2,}}|[^\S ]|[{_INVISIBLE}])")
 _OTHER_RUN = re.compile(rf"[^\x00-\x7f\s{_INVISIBLE}]+")
 _TRANSLATABLE = re.compile(f"[{re.escape(''.join(map(chr, _TRANSLATION)))}]+")
+"""Typographic quotes and dashes: the characters :data:`_TRANSLATION` changes."""
 
 _NOT_IN_RUN = re.compile(rf"[^\s{_INVISIBLE}]")
 _BLOCK_CHARS = 4096
+"""Whitespace is folded in blocks of about this many characters, each cut after a character
+outside any run, so that ASCII blocks take the fast path in text with some non-ASCII."""
 
 _ASCII_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
 """The ASCII characters that ``\\s`` matches."""
@@ -166,9 +169,7 @@ class _Builder:
     def fold_spaces(self, text: str, start: int, end: int) -> bool:
         """Emit ``text[start:end]`` with its whitespace and invisible runs folded; its non-ASCII
         runs must keep their length. Returns whether its last character was copied unchanged.
-
-        The text is folded in blocks, cut after a character outside any run, so that blocks of
-        ASCII text take the fast path even when the text has some non-ASCII characters."""
+        Works in blocks of about :data:`_BLOCK_CHARS`."""
         copied_last = False
         while start < end:
             limit = start + _BLOCK_CHARS
