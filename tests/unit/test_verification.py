@@ -364,3 +364,21 @@ def test_every_normalized_character_maps_inside_the_original() -> None:
     assert list(normalized.starts) == sorted(normalized.starts)
     with pytest.raises(ValueError, match="non-empty"):
         normalized.original_span(3, 3)
+
+
+def test_spans_stay_exact_on_long_pages_with_some_unicode() -> None:
+    # Long enough to be normalized and tokenized in several blocks, mostly ASCII, with changes
+    # of every kind here and there.
+    oddities = ["\u00a0", "\ufb01x", "e\u0301", "\u200b", "\u201cq\u201d", "Stra\u00dfe", "  \n "]
+    sentences = [
+        f"Record {n} says the value {n * 7} is kept for reader {n % 13}{oddities[n % 7]} now."
+        for n in range(600)
+    ]
+    page = "\n".join(sentences)
+    for n in range(0, 600, 37):
+        sentence = sentences[n]
+        refolded = verify_quote(normalize_text(sentence), page)
+        assert refolded.method in ("exact", "normalized") and refolded.matched_text == sentence
+        head = sentence[: sentence.index(" for ")]
+        fuzzy = verify_quote(head.upper(), page)
+        assert (fuzzy.method, fuzzy.matched_text) == ("fuzzy", head)
