@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 QUESTION ?= How do I make a shallow copy of an object in Python?
 
-.PHONY: setup research test lint bench clean
+.PHONY: setup research test lint postgres bench clean
 
 setup: $(VENV)/.installed
 
@@ -24,8 +24,21 @@ lint: setup
 	$(BIN)/ruff format --check src tests bench graphs
 	$(BIN)/mypy
 
-test: lint
+test: lint postgres
 	$(BIN)/pytest -q
+
+# The integration tests start their own PostgreSQL server on loopback; they install nothing, so
+# its binaries are installed here when missing (Debian's package, as root).
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing PostgreSQL for the integration tests (apt-get install postgresql)"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else \
+	  echo "PostgreSQL is not installed and this is not root: its tests will fail with the reason"; \
+	fi
 
 bench: setup
 	$(BIN)/pip install --quiet -e '.[dev,bench]'

@@ -2,8 +2,9 @@
 
 The server runs from a temporary directory: it listens only on 127.0.0.1 on a free port, keeps
 its unix socket inside that directory and trusts local connections. When running as root (CI)
-it runs as the ``postgres`` system user, and PostgreSQL is installed with apt-get if missing.
-If PostgreSQL cannot be had, tests that need it FAIL with the reason; they never skip.
+it runs as the ``postgres`` system user. The tests install nothing: ``make test`` installs
+Debian's ``postgresql`` first when it is missing. If PostgreSQL cannot be had, tests that need it
+FAIL with the reason; they never skip.
 
 Import the fixture into a test module: ``from postgres import postgres_server``.
 """
@@ -49,16 +50,6 @@ def _find_bindir() -> Path | None:
     return None
 
 
-def _install() -> None:
-    """apt-get install postgresql (test set-up only, as root)."""
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for cmd in (["apt-get", "update"], ["apt-get", "install", "-y", "postgresql"]):
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-            raise PostgresUnavailable(f"{' '.join(cmd)} failed: {tail[0]}")
-
-
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -70,13 +61,11 @@ class PostgresServer:
 
     def __init__(self) -> None:
         bindir = _find_bindir()
-        if bindir is None and _is_root():
-            _install()
-            bindir = _find_bindir()
         if bindir is None:
             raise PostgresUnavailable(
                 "PostgreSQL binaries (initdb, pg_ctl, postgres) not found in "
-                "/usr/lib/postgresql/*/bin or /usr/local/bin, and not root to install them"
+                "/usr/lib/postgresql/*/bin or /usr/local/bin: run `make test` as root (it "
+                "installs Debian's postgresql) or `apt-get install postgresql`"
             )
         self.bindir = bindir
         self.root = Path(tempfile.mkdtemp(prefix="quotebound-pg-", dir="/tmp"))
