@@ -151,7 +151,8 @@ async def test_a_rerun_finishes_a_half_pruned_thread(
     await _research(handle, corpus, "old")
     await handle.store.aput(("old", "notes"), "note", {"text": "another namespace of the thread"})
     between = datetime.now(UTC)
-    await _research(handle, corpus, "new")
+    await _research(handle, corpus, "old_new")  # a name that starts like the pruned one
+    kept_pages = len(await list_raw_pages(handle.store, "old_new"))
     # a prune interrupted after the first Store items of "old" went, before its checkpoints
     first = (await handle.store.asearch(("old", "raw"), limit=1))[0]
     await handle.store.adelete(first.namespace, first.key)
@@ -164,7 +165,10 @@ async def test_a_rerun_finishes_a_half_pruned_thread(
     )
     assert [t.thread_id for t in report.pruned] == ["old"]
     assert await _is_gone(handle, "old")
-    assert [t.thread_id for t in await list_threads(handle.store, handle.checkpointer)] == ["new"]
+    assert [t.thread_id for t in await list_threads(handle.store, handle.checkpointer)] == [
+        "old_new"
+    ]
+    assert kept_pages > 0 and await _is_whole(handle, "old_new", kept_pages)
 
 
 def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
