@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from quotebound.corpus import IndexStats, LocalCorpus
     from quotebound.progress import Progress
     from quotebound.rawstore import RawPage
+    from quotebound.retention import ThreadInfo
     from quotebound.verification import Verification
 
 __all__ = ["EXIT_ERROR", "EXIT_INSUFFICIENT", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
@@ -399,6 +400,12 @@ async def _prune(args: argparse.Namespace) -> int:
 
     older_than = parse_duration(args.older_than) if args.older_than is not None else None
     require_criteria(older_than, args.keep_last)
+    verb = "would prune" if args.dry_run else "pruned"
+
+    def line(thread: ThreadInfo) -> None:
+        written = thread.last_write.isoformat(timespec="seconds").replace("+00:00", "Z")
+        print(f"{verb} {thread.thread_id}\tlast write {written}\t{thread.items} pages", flush=True)
+
     async with open_store(args.store) as handle:
         report = await prune_threads(
             handle.store,
@@ -406,11 +413,8 @@ async def _prune(args: argparse.Namespace) -> int:
             older_than=older_than,
             keep_last=args.keep_last,
             dry_run=args.dry_run,
+            on_thread=line,
         )
-    verb = "would prune" if args.dry_run else "pruned"
-    for thread in report.pruned:
-        written = thread.last_write.isoformat(timespec="seconds").replace("+00:00", "Z")
-        print(f"{verb} {thread.thread_id}\tlast write {written}\t{thread.items} pages")
     print(report.summary())
     return EXIT_OK
 

@@ -14,7 +14,7 @@ checkpoints, so running the same prune again finishes it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -163,13 +163,19 @@ async def prune_threads(
     keep_last: int | None = None,
     dry_run: bool = False,
     now: datetime | None = None,
+    on_thread: Callable[[ThreadInfo], None] | None = None,
 ) -> PruneReport:
-    """Remove the threads :func:`select_for_pruning` picks, one whole thread at a time."""
+    """Remove the threads :func:`select_for_pruning` picks, one whole thread at a time.
+
+    ``on_thread`` is called with each thread once it is gone (on a dry run, once it is picked).
+    """
     threads = await list_threads(store, checkpointer)
     doomed = select_for_pruning(
         threads, older_than=older_than, keep_last=keep_last, now=now or datetime.now(UTC)
     )
-    if not dry_run:
-        for thread in doomed:
+    for thread in doomed:
+        if not dry_run:
             await delete_thread(store, checkpointer, thread.thread_id)
+        if on_thread is not None:
+            on_thread(thread)
     return PruneReport(tuple(doomed), kept=len(threads) - len(doomed), dry_run=dry_run)
