@@ -5,10 +5,10 @@ starts with it (the raw pages under ``(thread_id, "raw")``) and the checkpointer
 and writes, which hold the run's state, evidence and report. Its age is the time of its
 newest write, in either place.
 
-Threads go one at a time, Store items first and checkpoints last (one transaction each for a
-batch of items and for the checkpoints). A prune that is interrupted leaves every thread
-either whole, gone, or with checkpoints but fewer pages; such a thread keeps the age of its
-checkpoints, so running the same prune again finishes it.
+Threads go one at a time: Store items first (a batch of deletions per call), then all the
+thread's checkpoints in one checkpointer call. A prune that is interrupted leaves every
+thread either whole, gone, or with its checkpoints but fewer pages; such a thread keeps the
+age of its checkpoints, so running the same prune again finishes it.
 """
 
 from __future__ import annotations
