@@ -178,29 +178,28 @@ def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_prune_command_and_show_of_a_pruned_thread(tmp_path: Path) -> None:
+def test_prune_command_and_show_of_a_pruned_thread(tmp_path: Path, store_uri: str) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(CORPUS, docs)
-    store = f"sqlite:{tmp_path / 'runs.sqlite'}"
     for thread in ("first", "second"):
         done = _run(tmp_path, "research", QUESTION, "--corpus", str(docs), "--base-url", BASE,
-                    "--store", store, "--thread-id", thread, "-q")  # fmt: skip
+                    "--store", store_uri, "--thread-id", thread, "-q")  # fmt: skip
         assert done.returncode == 0, done.stderr
 
-    dry = _run(tmp_path, "prune", "--keep-last", "1", "--dry-run", "--store", store)
+    dry = _run(tmp_path, "prune", "--keep-last", "1", "--dry-run", "--store", store_uri)
     assert dry.returncode == 0, dry.stderr
     lines = dry.stdout.splitlines()
     assert lines[0].startswith("would prune first\t") and len(lines) == 2
     assert lines[1].startswith("would prune 1 threads, ") and lines[1].endswith(" kept 1")
 
-    done = _run(tmp_path, "prune", "--keep-last", "1", "--store", store)
+    done = _run(tmp_path, "prune", "--keep-last", "1", "--store", store_uri)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == lines[1].replace("would prune", "pruned")
 
-    shown = _run(tmp_path, "show", "first", "--store", store)
+    shown = _run(tmp_path, "show", "first", "--store", store_uri)
     assert shown.returncode == 2
     assert "no such thread 'first'" in shown.stderr and len(shown.stderr.splitlines()) == 1
-    assert _run(tmp_path, "sources", "first", "--store", store).returncode == 2
-    assert _run(tmp_path, "show", "second", "--store", store).returncode == 0
-    kept = _run(tmp_path, "prune", "--older-than", "30d", "--store", store)
+    assert _run(tmp_path, "sources", "first", "--store", store_uri).returncode == 2
+    assert _run(tmp_path, "show", "second", "--store", store_uri).returncode == 0
+    kept = _run(tmp_path, "prune", "--older-than", "30d", "--store", store_uri)
     assert kept.stdout == "pruned 0 threads, 0 pages, kept 1\n"
