@@ -1,4 +1,4 @@
-"""The ``quotebound`` command: research, index, verify, show and sources.
+"""The ``quotebound`` command: research, index, verify, show, sources and prune.
 
 Each command imports what it needs when it runs (the graph only for research and show), so
 ``--help`` and a usage error answer at once.
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from quotebound.corpus import IndexStats, LocalCorpus
     from quotebound.progress import Progress
     from quotebound.rawstore import RawPage
+    from quotebound.retention import ThreadInfo
     from quotebound.verification import Verification
 
 __all__ = ["EXIT_ERROR", "EXIT_INSUFFICIENT", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
@@ -58,6 +59,16 @@ def _positive_int(raw: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {raw!r}") from None
     if not 1 <= value <= 1_000_000:
         raise argparse.ArgumentTypeError(f"must be an integer from 1 to 1000000, got {raw!r}")
+    return value
+
+
+def _count(raw: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {raw!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {raw!r}")
     return value
 
 
@@ -117,6 +128,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     sources = sub.add_parser("sources", parents=[common, store], help="list a run's stored pages")
     sources.add_argument("thread_id", metavar="THREAD_ID")
+
+    prune = sub.add_parser(
+        "prune", parents=[common, store], help="remove old runs: pages, evidence and checkpoints"
+    )
+    prune.add_argument(
+        "--older-than",
+        metavar="DURATION",
+        help="remove runs last written before this: 30d, 12h, 90m",
+    )
+    prune.add_argument(
+        "--keep-last", type=_count, metavar="N", help="always keep the N most recent runs"
+    )
+    prune.add_argument("--dry-run", action="store_true", help="list what would go, delete nothing")
     return parser
 
 
@@ -330,7 +354,9 @@ async def _show(args: argparse.Namespace) -> int:
     async with open_store(args.store) as handle:
         result = await load_run(thread_id, checkpointer=handle.checkpointer)
         if result is None:
-            raise ConfigError(f"no run with thread id {thread_id!r} in {handle.uri}")
+            raise ConfigError(
+                f"no such thread {thread_id!r} in {handle.uri} (never run there, or pruned)"
+            )
     _emit_run(args, result)
     return EXIT_OK
 
@@ -365,10 +391,39 @@ def _print_sources(pages: Sequence[RawPage]) -> None:
             print("\t".join(row))
 
 
+# --- prune ------------------------------------------------------------------------------------
+
+
+async def _prune(args: argparse.Namespace) -> int:
+    from quotebound.retention import parse_duration, prune_threads, require_criteria
+    from quotebound.stores import open_store
+
+    older_than = parse_duration(args.older_than) if args.older_than is not None else None
+    require_criteria(older_than, args.keep_last)
+    verb = "would prune" if args.dry_run else "pruned"
+
+    def line(thread: ThreadInfo) -> None:
+        written = thread.last_write.isoformat(timespec="seconds").replace("+00:00", "Z")
+        print(f"{verb} {thread.thread_id}\tlast write {written}\t{thread.items} pages", flush=True)
+
+    async with open_store(args.store) as handle:
+        report = await prune_threads(
+            handle.store,
+            handle.checkpointer,
+            older_than=older_than,
+            keep_last=args.keep_last,
+            dry_run=args.dry_run,
+            on_thread=line,
+        )
+    print(report.summary())
+    return EXIT_OK
+
+
 _HANDLERS = {
     "research": _research,
     "index": _index,
     "verify": _verify,
     "show": _show,
     "sources": _sources,
+    "prune": _prune,
 }

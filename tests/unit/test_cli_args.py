@@ -107,11 +107,30 @@ def test_show_rejects_a_bad_thread_id(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_show_unknown_thread(capsys: pytest.CaptureFixture[str]) -> None:
-    assert "no run" in _usage_error(capsys, ["show", "never-ran", "--store", "memory"])
+    assert "no such thread" in _usage_error(capsys, ["show", "never-ran", "--store", "memory"])
 
 
 def test_sources_unknown_thread(capsys: pytest.CaptureFixture[str]) -> None:
     assert "no pages" in _usage_error(capsys, ["sources", "never-ran", "--store", "memory"])
+
+
+@pytest.mark.parametrize("duration", ["30", "30x", "-1d", "0h", "1.5d", "d", "", "30 days"])
+def test_prune_refuses_a_bad_duration(capsys: pytest.CaptureFixture[str], duration: str) -> None:
+    line = _usage_error(capsys, ["prune", f"--older-than={duration}", "--store", "memory"])
+    assert "duration" in line and "'30d', '12h', '90m'" in line
+
+
+@pytest.mark.parametrize("argv", [[], ["--keep-last", "-1"], ["--keep-last", "two"]])
+def test_prune_needs_an_age_or_a_count(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    assert "keep-last" in _usage_error(capsys, ["prune", *argv, "--store", "memory"])
+
+
+@pytest.mark.parametrize("duration", ["30d", "12h", "90m"])
+def test_prune_accepts_days_hours_and_minutes(
+    capsys: pytest.CaptureFixture[str], duration: str
+) -> None:
+    assert main(["prune", "--older-than", duration, "--store", "memory"]) == 0
+    assert capsys.readouterr().out == "pruned 0 threads, 0 pages, kept 0\n"
 
 
 _EVENT = {
