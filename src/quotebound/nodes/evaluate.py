@@ -24,7 +24,7 @@ from quotebound.nodes.deps import Deps
 from quotebound.nodes.events import emit
 from quotebound.prompts import EVALUATE_SYSTEM
 from quotebound.records import EvidenceItem
-from quotebound.relevance import RELEVANCE_THRESHOLD, relevance, sub_questions
+from quotebound.relevance import RELEVANCE_THRESHOLD, sub_questions
 from quotebound.state import ResearchState, RoundRecord
 
 __all__ = [
@@ -66,8 +66,8 @@ def assess(state: ResearchState, *, now: float) -> Assessment:
     parts = sub_questions(question)
     gaps = tuple(
         p
-        for p in parts
-        if not any(relevance(p, e["quote"]) >= RELEVANCE_THRESHOLD for e in relevant)
+        for i, p in enumerate(parts)
+        if not any(e["parts"][i] >= RELEVANCE_THRESHOLD for e in relevant)
     )
     round_no = int(state.get("round", 1))
     new_relevant = sum(1 for e in relevant if e["round"] == round_no)
