@@ -161,10 +161,12 @@ class LocalCorpus:
         tier: TrustTier = TrustTier.PRIMARY_SOURCE,
         name: str = "corpus",
         url_for: Callable[[str], str] | None = None,
+        note_for: Callable[[str], str] | None = None,
         endpoint: str | None = None,
     ) -> None:
-        """``url_for`` (a document path → its public URL) overrides ``base_url``; ``endpoint``
-        is what provider runs record (default: ``base_url`` or the root's URI)."""
+        """``url_for`` (a document path → its public URL) overrides ``base_url``; ``note_for``
+        (a document path → a note) adds a note to each document's title in parentheses;
+        ``endpoint`` is what provider runs record (default: ``base_url`` or the root's URI)."""
         self.root = _readable_root(root)
         if base_url is not None:
             parts = urlsplit(base_url)
@@ -177,6 +179,7 @@ class LocalCorpus:
         self.name = name
         self.endpoint = endpoint or base_url or self.root.as_uri()
         self._url_for = url_for
+        self._note_for = note_for
         self._lock = threading.Lock()
         self._refreshed = False
         self._by_url: dict[str, str] | None = None
@@ -433,6 +436,8 @@ class LocalCorpus:
         parsed = parsed_page(page)
         raw_text = page.text if page.text is not None else "\n".join(page.pages or ())
         title = parsed.title or _text_title(raw_text, document)
+        if self._note_for is not None:
+            title = f"{title} ({self._note_for(document)})"
         return dataclasses.replace(page, title=title), parsed
 
 
