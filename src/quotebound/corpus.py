@@ -34,6 +34,7 @@ from urllib.parse import quote, urlsplit
 import platformdirs
 
 from quotebound.documents import decode_document
+from quotebound.duplicates import content_words, same_content
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.parsing import Page
 from quotebound.passages import passages
@@ -73,14 +74,11 @@ _PASSAGES_SEARCHED = 400
 """Best passages a search ranks pages by."""
 _SECOND_PASSAGE = 0.25
 """A page's score is its best passage's plus this share of its second best's."""
-_TWIN_JACCARD = 0.7
-"""Pages whose word sets overlap at least this much are one content under two paths."""
 _SNIPPET_WORDS = 40
 _WORD = re.compile(r"\w+")
 _OPTION = re.compile(r"(?<![\w-])(--?)([A-Za-z][\w-]*)")
 _IDENTIFIER = re.compile(r"\w+(?:\.\w+)+|\w*_\w+|\w*[a-z][A-Z]\w*")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
-_TWIN_WORD = re.compile(r"\w{3,}")
 _STOPWORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i",
     "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "was", "what", "when",
@@ -369,12 +367,9 @@ class LocalCorpus:
         words = self._words
         for path in ranked:
             if path not in words:
-                words[path] = frozenset(
-                    w.lower()
-                    for (body,) in db.execute("SELECT body FROM passages WHERE path = ?", (path,))
-                    for w in _TWIN_WORD.findall(body)
-                )
-            twin = next((k for k in kept if _jaccard(words[k], words[path]) >= _TWIN_JACCARD), None)
+                bodies = db.execute("SELECT body FROM passages WHERE path = ?", (path,))
+                words[path] = content_words("\n".join(body for (body,) in bodies))
+            twin = next((k for k in kept if same_content(words[k], words[path])), None)
             if twin is None:
                 kept.append(path)
             elif _is_html(path) and not _is_html(twin):
@@ -455,10 +450,6 @@ def _page_score(scores: list[tuple[float, str, str]]) -> float:
     """Best passage plus a share of the second best (passages arrive best first)."""
     second = scores[1][0] if len(scores) > 1 else 0.0
     return scores[0][0] + _SECOND_PASSAGE * second
-
-
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b) if a or b else 1.0
 
 
 def _is_html(path: str) -> bool:

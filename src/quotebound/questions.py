@@ -12,7 +12,7 @@ import re
 from enum import Enum
 from functools import lru_cache
 
-__all__ = ["QuestionType", "fits", "question_type"]
+__all__ = ["QuestionType", "answers_shape", "fits", "question_type"]
 
 
 class QuestionType(Enum):
@@ -47,8 +47,10 @@ _TYPES: tuple[tuple[QuestionType, re.Pattern[str]], ...] = (
 
 _NUMBER_WORDS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
-    r"|hundred|thousand|million|billion|dozen|single|double"
+    r"|hundred|thousand|million|billion|dozen|single|double|once|twice"
+    r"|every|each|daily|weekly|monthly|yearly|annually|hourly|overnight"
 )
+"""Numbers in words, and the frequencies and durations that answer "how often" or "how long"."""
 _SHAPES: dict[QuestionType, re.Pattern[str]] = {
     QuestionType.COUNT: re.compile(rf"\d|\b(?:{_NUMBER_WORDS})\b", re.I),
     QuestionType.VERSION: re.compile(
@@ -75,6 +77,18 @@ def question_type(question: str) -> QuestionType:
         if pattern.search(question):
             return kind
     return QuestionType.GENERAL
+
+
+_SHAPED = frozenset({QuestionType.COUNT, QuestionType.VERSION, QuestionType.PEP})
+"""Types whose answer is a number, a version or date, or a PEP: a passage without one may be
+about the subject but does not answer the question."""
+
+
+def answers_shape(question: str, text: str) -> bool:
+    """Whether ``text`` can answer ``question`` by shape: it fits when the question's type
+    demands a number, version, date or PEP; always for other types."""
+    kind = question_type(question)
+    return kind not in _SHAPED or fits(kind, text)
 
 
 def fits(kind: QuestionType, text: str) -> bool:

@@ -74,14 +74,22 @@ def rank_pages(
     stats = TermStats(
         f"{context} {c.quote}"
         for (_, _, candidates), page_contexts in zip(pages, contexts, strict=True)
-        for c, context in zip(candidates, page_contexts, strict=True)
+        for c, (context, _) in zip(candidates, page_contexts, strict=True)
     )
     questions = sub_questions(question)
     out: list[list[Ranked]] = []
     for (_, _, candidates), page_contexts in zip(pages, contexts, strict=True):
         ranked: list[tuple[float, int, Ranked]] = []
         for i, (c, (context, path)) in enumerate(zip(candidates, page_contexts, strict=True)):
-            parts = tuple(relevance(q, c.quote, context=context, stats=stats) for q in questions)
+            around = " ".join(
+                [context]
+                + [
+                    candidates[j].quote
+                    for j in (i - 1, i + 1)
+                    if 0 <= j < len(candidates) and page_contexts[j][1] == path
+                ]
+            )
+            parts = tuple(relevance(q, c.quote, context=around, stats=stats) for q in questions)
             rel = max(parts)
             part = questions[parts.index(rel)]  # the sub-question it answers best
             heading = relevance(question, path, stats=stats) if path else 0.0

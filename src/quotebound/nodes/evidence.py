@@ -24,7 +24,7 @@ from quotebound.verification import verify_quote
 
 __all__ = ["MAX_CANDIDATES_PER_SOURCE", "extract_evidence", "page_text", "verify_evidence"]
 
-MAX_CANDIDATES_PER_SOURCE = 12
+MAX_CANDIDATES_PER_SOURCE = 20
 """The most relevant candidates kept per page; bounds verification and prompt size."""
 
 
