@@ -52,7 +52,10 @@ _NUMBER_WORDS = (
 )
 """Numbers in words, and the frequencies and durations that answer "how often" or "how long"."""
 _SHAPES: dict[QuestionType, re.Pattern[str]] = {
-    QuestionType.COUNT: re.compile(rf"\d|\b(?:{_NUMBER_WORDS})\b", re.I),
+    # A count or amount: a number that is not just a year, or a number in words.
+    QuestionType.COUNT: re.compile(
+        rf"(?<![\d.,])(?!(?:1[89]|20)\d\d(?![\d.,]))\d|\b(?:{_NUMBER_WORDS})\b", re.I
+    ),
     QuestionType.VERSION: re.compile(
         r"\b(?:version|release[sd]?|since|added|changed|deprecated|introduced)\b.{0,40}\d"
         r"|\b\d+\.\d+\b|\b(?:1[89]|20)\d\d\b"

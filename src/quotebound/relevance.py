@@ -77,6 +77,10 @@ _PREFIX_WEIGHT = 1.5
 _EXACT_WEIGHT = 2.0
 """Numbers and options: matched whole, and rarely by accident."""
 _MISSING_KEY_FACTOR = 0.5
+_ASKED_SHARE = 0.2
+"""The share of the weight of a question's words other than names and identifiers (what it
+asks about them) a passage must hold, or its score is cut."""
+_MISSING_ASKED_FACTOR = 0.5
 _CONTEXT_SHARE = 0.6
 """The share of its weight a term found only in a passage's headings or title counts for."""
 _STEMMER = snowballstemmer.stemmer("english")
@@ -211,6 +215,21 @@ def key_terms(part: str) -> dict[str, float]:
     return keys
 
 
+@lru_cache(maxsize=1024)
+def _identifiers(part: str) -> tuple[str, ...]:
+    """The names a (sub-)question spells as code: the last component of each identifier
+    (``set_max_threads`` of ``asyncio.set_max_threads()``) and each option (``-O``)."""
+    names: list[str] = []
+    for token in _TOKEN.findall(part):
+        if _OPTION.match(token):
+            names.append(token)
+        elif _IDENTIFIER.search(token):
+            last = token.rpartition(".")[2]
+            if "_" in last or re.search(r"[a-z][A-Z]", last) or ("." in token and last.istitle()):
+                names.append(last)
+    return tuple(names)
+
+
 def _base_weight(term: str, keys: dict[str, float]) -> float:
     if term in keys:
         return keys[term]
@@ -220,7 +239,11 @@ def _base_weight(term: str, keys: dict[str, float]) -> float:
 
 
 def _coverage(
-    part: str, text_terms: frozenset[str], context_terms: frozenset[str], stats: TermStats | None
+    part: str,
+    text_terms: frozenset[str],
+    context_terms: frozenset[str],
+    stats: TermStats | None,
+    spelled: str,
 ) -> float:
     keys = key_terms(part)
     weights = {
@@ -237,6 +260,13 @@ def _coverage(
     score = found / total
     if keys and not keys.keys() & (text_terms | context_terms):
         score *= _MISSING_KEY_FACTOR
+    asked = {t: w for t, w in weights.items() if t not in keys}
+    if asked and sum(w for t, w in asked.items() if t in text_terms | context_terms) < (
+        _ASKED_SHARE * sum(asked.values())
+    ):
+        score *= _MISSING_ASKED_FACTOR  # the names are there, what is asked about them is not
+    if any(name not in spelled for name in _identifiers(part)):
+        score *= _MISSING_KEY_FACTOR  # a passage about a name it never spells is not about it
     return score
 
 
@@ -262,6 +292,10 @@ def relevance(
     """
     text_terms = _text_terms(text)
     context_terms = _text_terms(context) if context else frozenset()
+    spelled = f"{context}\n{text}"
     return round(
-        max(_coverage(p, text_terms, context_terms, stats) for p in sub_questions(question)), 6
+        max(
+            _coverage(p, text_terms, context_terms, stats, spelled) for p in sub_questions(question)
+        ),
+        6,
     )

@@ -178,3 +178,15 @@ def test_sentence_spans_keep_decimals_and_abbreviations() -> None:
         "Next?",
         "New paragraph",
     ]
+
+
+def test_a_name_the_passage_never_spells_is_not_its_subject() -> None:
+    question = "What does asyncio.set_max_threads() configure?"
+    assert relevance(question, "Set the max threads of the default executor.") < 0.5
+    assert relevance(question, "set_max_threads() configures the max threads.") >= 0.5
+
+
+def test_names_without_what_is_asked_about_them_fall_below_threshold() -> None:
+    question = "What salary does Anders Tegnell earn?"
+    assert relevance(question, "Anders Tegnell gave the daily briefing.") < RELEVANCE_THRESHOLD
+    assert relevance(question, "Anders Tegnell earns a salary of 100,000 kronor.") == 1.0
