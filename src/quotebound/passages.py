@@ -2,9 +2,9 @@
 
 Retrieval and ranking work on passages rather than whole pages: a passage is a block or a few
 consecutive blocks of main content (a heading or a definition term starts a new one), at most
-about ``MAX_PASSAGE_WORDS`` words, together with the headings above it (``h1`` ... ``h6``) that
-a reader sees it under. A page whose main content is thin (roles can be poor on unusual markup)
-contributes all its blocks, so no page is lost to retrieval.
+about ``MAX_PASSAGE_WORDS`` words, together with the headings above it (``h1`` ... ``h6``, and
+the definition term it defines) that a reader sees it under. A page whose main content is thin
+(roles can be poor on unusual markup) contributes all its blocks, so no page is lost.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ MAX_PASSAGE_WORDS = 120
 """A passage ends at the block that takes it past this many words."""
 
 _HEADING_LEVEL = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_TERM_LEVEL = 7
+"""A definition term (an API entry's signature, a setting's name) heads its definitions."""
 _STARTS = frozenset({"dt"})
 """Block tags that start a passage of their own (an API entry's signature)."""
 _WORD = re.compile(r"\S+")
@@ -45,14 +47,15 @@ def clean_heading(text: str) -> str:
 
 
 class HeadingIndex:
-    """The heading path in force at any offset of a page's text."""
+    """The heading path in force at any offset of a page's text: the headings above it and the
+    definition term (``dt``) whose definitions it is in."""
 
     def __init__(self, page: Page) -> None:
         self._starts: list[int] = []
         self._paths: list[tuple[str, ...]] = []
         path: list[tuple[int, str]] = []
         for block in _blocks(page):
-            level = _HEADING_LEVEL.get(block.tag)
+            level = _TERM_LEVEL if block.tag in _STARTS else _HEADING_LEVEL.get(block.tag)
             if level is None:
                 continue
             while path and path[-1][0] >= level:

@@ -111,5 +111,6 @@ def _contexts(page: Page, title: str, candidates: Sequence[Candidate]) -> list[t
     out = []
     for c in candidates:
         path = headings.at(c.start)
-        out.append((_SEPARATOR.join(h for h in (title, *path) if h), _SEPARATOR.join(path)))
+        shown = (title, *path) if title not in path[:1] else path  # a title often is the h1
+        out.append((_SEPARATOR.join(h for h in shown if h), _SEPARATOR.join(path)))
     return out
