@@ -10,12 +10,20 @@ the definition term it defines) that a reader sees it under. A page whose main c
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 from dataclasses import dataclass
 
 from quotebound.parsing import Block, Page
 
-__all__ = ["MAX_PASSAGE_WORDS", "HeadingIndex", "Passage", "clean_heading", "passages"]
+__all__ = [
+    "MAX_PASSAGE_WORDS",
+    "HeadingIndex",
+    "Passage",
+    "clean_heading",
+    "main_content",
+    "passages",
+]
 
 MAX_PASSAGE_WORDS = 120
 """A passage ends at the block that takes it past this many words."""
@@ -97,10 +105,19 @@ def passages(page: Page) -> list[Passage]:
     return out
 
 
+def main_content(page: Page) -> Page:
+    """``page`` itself, or, when its main blocks hold little of its words (roles can be poor
+    on unusual markup), the page with every block counted as main: better some boilerplate to
+    rank than a page with nothing to quote."""
+    main_words = sum(
+        len(_WORD.findall(page.text, b.start, b.end)) for b in page.blocks if b.role == "main"
+    )
+    if main_words >= _THIN_MAIN * len(_WORD.findall(page.text)):
+        return page
+    return dataclasses.replace(
+        page, blocks=tuple(dataclasses.replace(b, role="main") for b in page.blocks)
+    )
+
+
 def _blocks(page: Page) -> tuple[Block, ...]:
-    """The main blocks, or every block when the main ones hold little of the page's words."""
-    main = tuple(b for b in page.blocks if b.role == "main")
-    main_words = sum(len(_WORD.findall(page.text, b.start, b.end)) for b in main)
-    if main_words < _THIN_MAIN * len(_WORD.findall(page.text)):
-        return page.blocks
-    return main
+    return tuple(b for b in main_content(page).blocks if b.role == "main")
