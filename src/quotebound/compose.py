@@ -43,6 +43,7 @@ from quotebound.records import (
 )
 from quotebound.relevance import (
     RELEVANCE_THRESHOLD,
+    SUPPORT_THRESHOLD,
     content_terms,
     relevance,
     sentence_spans,
@@ -90,14 +91,14 @@ class ComposeError(QuoteboundError):
 
 
 def composable_evidence(evidence: Sequence[EvidenceItem]) -> list[EvidenceItem]:
-    """Verified (PASS) evidence at or above the relevance threshold, best first, one per id."""
+    """Verified (PASS) evidence that may be composed, best first, one per id: none unless some
+    reaches the relevance threshold; then all that reach the support threshold."""
+    passed = [e for e in evidence if e["verification"]["status"] == "PASS"]
+    if not any(e["relevance"] >= RELEVANCE_THRESHOLD for e in passed):
+        return []
     seen: dict[str, EvidenceItem] = {}
-    for item in evidence:
-        if (
-            item["verification"]["status"] == "PASS"
-            and item["relevance"] >= RELEVANCE_THRESHOLD
-            and item["evidence_id"] not in seen
-        ):
+    for item in passed:
+        if item["relevance"] >= SUPPORT_THRESHOLD and item["evidence_id"] not in seen:
             seen[item["evidence_id"]] = item
     return sorted(seen.values(), key=lambda e: (-e["score"], e["evidence_id"]))
 

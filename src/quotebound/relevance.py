@@ -22,6 +22,7 @@ import snowballstemmer
 
 __all__ = [
     "RELEVANCE_THRESHOLD",
+    "SUPPORT_THRESHOLD",
     "TermStats",
     "content_terms",
     "key_terms",
@@ -32,7 +33,11 @@ __all__ = [
 ]
 
 RELEVANCE_THRESHOLD = 0.5
-"""Evidence scoring below this for every sub-question may not be composed."""
+"""A question is answered only when some verified evidence scores at least this."""
+
+SUPPORT_THRESHOLD = 0.4
+"""Once a question is answered, verified evidence scoring at least this may be composed beside
+the best: the passage a reader would pick often shares few words with a paraphrased question."""
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`*])|\n\s*\n\s*")
 _TOKEN = re.compile(
