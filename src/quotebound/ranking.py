@@ -3,13 +3,14 @@
 A candidate quote is scored by its relevance (IDF-weighted coverage of the question's terms by
 the quote and the headings it sits under, best over sub-questions), plus smaller shares for how
 close together that sub-question's terms occur in it, whether it has the shape of the answer the
-sub-question expects (a number for "how many", a version for "when" ...), and how well its
-headings alone match the question.
+sub-question expects (a number for "how many", a version for "when" ...), how well its
+headings alone match the question, and whether it is prose (has a sentence's end).
 Relevance alone decides whether a quote may be composed; the score orders them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,9 @@ __all__ = ["Ranked", "proximity", "rank_pages"]
 _FIT_WEIGHT = 0.15
 _PROXIMITY_WEIGHT = 0.1
 _HEADING_WEIGHT = 0.1
+_PROSE_WEIGHT = 0.1
+_PROSE = re.compile(r"[^\W\d_]{2}[.!?](?:\s|$)")
+"""A sentence's end: prose, not a list of index terms, table cells or code."""
 _SEPARATOR = " / "
 
 
@@ -98,6 +102,7 @@ def rank_pages(
                 + _FIT_WEIGHT * fits(question_type(part), c.quote)
                 + _PROXIMITY_WEIGHT * proximity(part, c.quote)
                 + _HEADING_WEIGHT * heading
+                + _PROSE_WEIGHT * bool(_PROSE.search(c.quote))
             )
             ranked.append((-score, i, Ranked(c, context, parts, rel, round(score, 6))))
         ranked.sort(key=lambda t: t[:2])
