@@ -42,7 +42,7 @@ postgres:
 
 bench: setup
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
-	for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	status=0; for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || status=1; done; exit $$status
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -31,8 +31,8 @@ GOLDEN = Path(__file__).with_name("golden.json")
 
 
 def _cites(finding: dict[str, Any], module: str, words: str) -> bool:
-    path = module.replace(".", "/")
-    on_page = finding["url"].endswith((f"/{path}.py", f"/{path}/__init__.py", f"{path}module.c"))
+    """The finding cites the module's rendered page and quotes ``words``."""
+    on_page = finding["url"].endswith(f"/{module}.html")
     return on_page and " ".join(words.split()) in " ".join(finding["quote"].split())
 
 

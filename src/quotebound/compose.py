@@ -32,6 +32,7 @@ from quotebound.prompts import (
     QUOTES_BEGIN,
     QUOTES_END,
 )
+from quotebound.questions import fits, question_type
 from quotebound.records import (
     Composition,
     ConflictGroup,
@@ -42,6 +43,7 @@ from quotebound.records import (
 )
 from quotebound.relevance import (
     RELEVANCE_THRESHOLD,
+    SUPPORT_THRESHOLD,
     content_terms,
     relevance,
     sentence_spans,
@@ -71,6 +73,16 @@ _SAME_SOURCE_PENALTY = 0.25
 _SIMILARITY_PENALTY = 0.5
 _NEAR_DUPLICATE = 0.8
 _URL = re.compile(r"\w+://\S+")
+_FIT_WEIGHT = 0.3
+_MIN_CLAIM_WORDS = 4
+_CLAIM_NOISE = (
+    (re.compile(r"[¶§]"), ""),  # Sphinx and Javadoc anchor marks
+    (re.compile(r"^\s*(?:[*•·‣▪–-]\s+)+"), ""),  # list bullets, "* - " table rows included
+    (re.compile(r"\\(?=[^\w\s])"), ""),  # backslash escapes: "-\>"
+    (re.compile(r":[\w:.-]+:`~?([^`<]*?)\s*(?:<[^`]*>)?`"), r"\1"),  # reST roles
+    (re.compile(r"``([^`]+)``"), r"\1"),  # reST literals
+    (re.compile(r"^\s*\.\.\s+[\w-]+::\s*"), ""),  # reST directives
+)
 _NUMBER_REF = re.compile(r"\[?\s*(\d+)\s*\]?")
 
 
@@ -79,16 +91,16 @@ class ComposeError(QuoteboundError):
 
 
 def composable_evidence(evidence: Sequence[EvidenceItem]) -> list[EvidenceItem]:
-    """Verified (PASS) evidence at or above the relevance threshold, best first, one per id."""
+    """Verified (PASS) evidence that may be composed, best first, one per id: none unless some
+    reaches the relevance threshold; then all that reach the support threshold."""
+    passed = [e for e in evidence if e["verification"]["status"] == "PASS"]
+    if not any(e["relevance"] >= RELEVANCE_THRESHOLD for e in passed):
+        return []
     seen: dict[str, EvidenceItem] = {}
-    for item in evidence:
-        if (
-            item["verification"]["status"] == "PASS"
-            and item["relevance"] >= RELEVANCE_THRESHOLD
-            and item["evidence_id"] not in seen
-        ):
+    for item in passed:
+        if item["relevance"] >= SUPPORT_THRESHOLD and item["evidence_id"] not in seen:
             seen[item["evidence_id"]] = item
-    return sorted(seen.values(), key=lambda e: (-e["relevance"], e["evidence_id"]))
+    return sorted(seen.values(), key=lambda e: (-e["score"], e["evidence_id"]))
 
 
 # -- extractive ------------------------------------------------------------------------------
@@ -100,9 +112,7 @@ def compose_extractive(
     """Findings from the most relevant verified quotes, diverse across sources; no LLM."""
     usable = composable_evidence(evidence)
     chosen = _diverse(usable, max_findings)
-    findings = [
-        _finding(_best_sentence(question, item["quote"]), item["quote"], item) for item in chosen
-    ]
+    findings = [_finding(_claim(question, item), item["quote"], item) for item in chosen]
     return Composition(
         answer=_extractive_answer(question, findings),
         findings=findings,
@@ -127,7 +137,7 @@ def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
         def score(item: EvidenceItem) -> tuple[float, str]:
             overlap = max((_similarity(item["quote"], c["quote"]) for c in chosen), default=0.0)
             value = (
-                item["relevance"]
+                item["score"]
                 - _SAME_SOURCE_PENALTY * per_source[item["source_id"]]
                 - _SIMILARITY_PENALTY * overlap
             )
@@ -143,21 +153,37 @@ def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
     return chosen
 
 
-def _best_sentence(question: str, quote: str) -> str:
-    """The quote's sentence most relevant to the question (the first on ties), verbatim.
+def _claim(question: str, item: EvidenceItem) -> str:
+    """The quote's sentence that best answers the question (the first on ties), cleaned of
+    markup and anchor marks so that it reads as a sentence.
 
     Relevant sentences without a URL come first: a claim never cites a page the thread did
-    not fetch, so review would reject one that carries a link.
+    not fetch, so review would reject one that carries a link. Then sentences of the shape the
+    question expects (a number for "how many" ...), then full sentences over fragments.
     """
+    quote = item["quote"]
+    kind = question_type(question)
     spans = sentence_spans(quote) or [(0, len(quote))]
 
-    def rank(span: tuple[int, int]) -> tuple[bool, float, int]:
-        score = relevance(question, quote[span[0] : span[1]])
-        linkless = _URL.search(quote, span[0], span[1]) is None
-        return (linkless and score >= RELEVANCE_THRESHOLD, score, -span[0])
+    def rank(span: tuple[int, int]) -> tuple[bool, bool, float, int]:
+        sentence = _clean(quote[span[0] : span[1]])
+        score = relevance(question, sentence, context=item["context"])
+        linkless = _URL.search(sentence) is None
+        return (
+            linkless and score >= RELEVANCE_THRESHOLD,
+            len(sentence.split()) >= _MIN_CLAIM_WORDS,
+            score + _FIT_WEIGHT * fits(kind, sentence),
+            -span[0],
+        )
 
     start, end = max(spans, key=rank)
-    return quote[start:end]
+    return _clean(quote[start:end])
+
+
+def _clean(text: str) -> str:
+    for pattern, replacement in _CLAIM_NOISE:
+        text = pattern.sub(replacement, text)
+    return " ".join(text.split())
 
 
 def _extractive_answer(question: str, findings: list[Finding]) -> str:

@@ -123,7 +123,7 @@ def numeric_conflicts(question: str, evidence: Sequence[EvidenceItem]) -> list[C
         by_key = defaultdict(lambda: defaultdict(list))
         topics: dict[tuple[frozenset[str], str], str] = {}
         for item in usable:
-            if relevance(part, item["quote"]) < RELEVANCE_THRESHOLD:
+            if relevance(part, item["quote"], context=item["context"]) < RELEVANCE_THRESHOLD:
                 continue
             for fact in facts[item["evidence_id"]]:
                 by_key[fact.key][item["source_id"]].append((item, fact.value))

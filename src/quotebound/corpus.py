@@ -1,8 +1,14 @@
-"""A local corpus: a directory of documents, a SQLite FTS5 index of them, and its transport.
+"""A local corpus: a directory of documents, a SQLite FTS5 index of their passages, a transport.
 
 The corpus is the user's own library (DESIGN §3): its documents get a configurable tier and are
 read only through :meth:`LocalCorpus.read`, never over the network. Each document carries a
 public URL for citation: ``base_url`` + its relative path, or its ``file://`` URI.
+
+The index holds passages (see :mod:`quotebound.passages`): each with its page title and heading
+path, ranked by FTS5's BM25 (IDF-weighted, Porter-stemmed) with title and heading matches
+counting more than body text. A search ranks passages across the corpus and returns the pages
+of the best ones; pages with the same content under two paths (an HTML page and its Sphinx
+``_sources`` text, a print version) collapse to one, the HTML page preferred.
 
 The index lives in the user's cache directory and is refreshed incrementally: a file whose size
 and mtime are unchanged is not read; a file whose bytes hash the same is not parsed again.
@@ -28,8 +34,10 @@ from urllib.parse import quote, urlsplit
 import platformdirs
 
 from quotebound.documents import decode_document
+from quotebound.duplicates import content_words, same_content
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.parsing import Page
+from quotebound.passages import passages
 from quotebound.rawstore import RawPage, parsed_page
 from quotebound.search import SearchCandidate, SearchResponse, search_response
 from quotebound.tiers import TrustTier
@@ -48,20 +56,29 @@ MEDIA_TYPES = {
 }
 """File suffixes the corpus indexes, and the media type each is read as."""
 
-_INDEX_FORMAT = "1"
+_INDEX_FORMAT = "3"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs(
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     sha256 TEXT NOT NULL, title TEXT NOT NULL, indexed INTEGER NOT NULL);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    path UNINDEXED, title, body, tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS passages USING fts5(
+    path UNINDEXED, title, heading, body, keys,
+    tokenize = 'porter unicode61 remove_diacritics 2');
 """
 _SEARCH = """
-SELECT path, title, snippet(fts, 2, '', '', '…', 32), bm25(fts, 0.0, 4.0, 1.0) AS score
-FROM fts WHERE fts MATCH ? ORDER BY score, path LIMIT ?
+SELECT path, title, body, bm25(passages, 0.0, 1.5, 2.0, 1.0, 4.0) AS score
+FROM passages WHERE passages MATCH ? ORDER BY score, path, rowid LIMIT ?
 """
+_PASSAGES_SEARCHED = 400
+"""Best passages a search ranks pages by."""
+_SECOND_PASSAGE = 0.25
+"""A page's score is its best passage's plus this share of its second best's."""
+_SNIPPET_WORDS = 40
 _WORD = re.compile(r"\w+")
+_OPTION = re.compile(r"(?<![\w-])(--?)([A-Za-z][\w-]*)")
+_IDENTIFIER = re.compile(r"\w+(?:\.\w+)+|\w*_\w+|\w*[a-z][A-Z]\w*")
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _STOPWORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i",
     "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "was", "what", "when",
@@ -98,21 +115,36 @@ def default_index_path(root: Path) -> Path:
     return Path(platformdirs.user_cache_dir("quotebound")) / "corpora" / f"{key}.sqlite"
 
 
-def fts_query(text: str) -> str | None:
-    """A safe FTS5 query for arbitrary user text: the phrase, OR any of its words.
+def option_keys(text: str) -> str:
+    """Command-line options in ``text`` (``-O``, ``--help``) as index words that keep their
+    dashes and case apart (``-O`` and ``-o`` differ), space-separated."""
+    return " ".join(_option_key(dashes, name) for dashes, name in _OPTION.findall(text))
 
-    Every word is a quoted string of word characters, so no user text is ever read as FTS5
-    syntax. Common function words are dropped unless nothing else is left. None when the text
-    has no words.
+
+def _option_key(dashes: str, name: str) -> str:
+    spelled = "".join(f"u{c.lower()}" if c.isupper() else c for c in name if c.isalnum())
+    return f"opt{len(dashes)}{spelled}"
+
+
+def fts_query(text: str) -> str | None:
+    """A safe FTS5 query for arbitrary user text: any of its words, with what it names first.
+
+    Identifiers (``str.removeprefix``, ``max_workers``) and quoted phrases become phrases and
+    options (``-O``) option keys; each counts twice, so they weigh most. Every term is a quoted
+    string of word characters, so no user text is ever read as FTS5 syntax. Common function
+    words are dropped unless nothing else is left. None when the text has no words.
     """
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))[:_MAX_TERMS]
     if not words:
         return None
     terms = [w for w in words if w not in _STOPWORDS] or words
-    parts = [f'"{w}"' for w in terms]
-    if len(words) > 1:
-        parts.insert(0, '"' + " ".join(words) + '"')
-    return " OR ".join(parts)
+    phrases = [
+        " ".join(_WORD.findall(m.lower()))
+        for m in [*_IDENTIFIER.findall(text), *_QUOTED.findall(text)]
+    ]
+    keys = [f'keys : "{_option_key(d, n)}"' for d, n in _OPTION.findall(text)]
+    named = [*dict.fromkeys(f'"{p}"' for p in phrases if p), *dict.fromkeys(keys)]
+    return " OR ".join([*named, *named, *(f'"{w}"' for w in terms)])
 
 
 class LocalCorpus:
@@ -127,10 +159,12 @@ class LocalCorpus:
         tier: TrustTier = TrustTier.PRIMARY_SOURCE,
         name: str = "corpus",
         url_for: Callable[[str], str] | None = None,
+        note_for: Callable[[str], str] | None = None,
         endpoint: str | None = None,
     ) -> None:
-        """``url_for`` (a document path → its public URL) overrides ``base_url``; ``endpoint``
-        is what provider runs record (default: ``base_url`` or the root's URI)."""
+        """``url_for`` (a document path → its public URL) overrides ``base_url``; ``note_for``
+        (a document path → a note) adds a note to each document's title in parentheses;
+        ``endpoint`` is what provider runs record (default: ``base_url`` or the root's URI)."""
         self.root = _readable_root(root)
         if base_url is not None:
             parts = urlsplit(base_url)
@@ -143,9 +177,11 @@ class LocalCorpus:
         self.name = name
         self.endpoint = endpoint or base_url or self.root.as_uri()
         self._url_for = url_for
+        self._note_for = note_for
         self._lock = threading.Lock()
         self._refreshed = False
         self._by_url: dict[str, str] | None = None
+        self._words: dict[str, frozenset[str]] = {}
 
     def __repr__(self) -> str:
         return f"LocalCorpus({str(self.root)!r}, name={self.name!r})"
@@ -182,6 +218,7 @@ class LocalCorpus:
             db.commit()
             self._refreshed = True
             self._by_url = None
+            self._words = {}
             return stats
 
     def _connect(self) -> sqlite3.Connection:
@@ -196,7 +233,10 @@ class LocalCorpus:
         stored = dict(db.execute("SELECT key, value FROM meta"))
         wanted = {"format": _INDEX_FORMAT, "root": str(self.root)}
         if stored != wanted:  # another format or another root: start afresh
-            db.executescript("DELETE FROM fts; DELETE FROM docs; DELETE FROM meta;")
+            db.executescript(
+                "DROP TABLE IF EXISTS fts;"  # the index format before passages
+                "DELETE FROM passages; DELETE FROM docs; DELETE FROM meta;"
+            )
             db.executemany("INSERT INTO meta VALUES (?, ?)", wanted.items())
         return db
 
@@ -231,7 +271,7 @@ class LocalCorpus:
                 )
                 counts["unchanged"] += 1
                 continue
-            db.execute("DELETE FROM fts WHERE path = ?", (rel,))
+            db.execute("DELETE FROM passages WHERE path = ?", (rel,))
             try:
                 page, parsed = self._parse(rel, body)
             except FetchError as exc:
@@ -241,8 +281,12 @@ class LocalCorpus:
             else:
                 counts["added" if row is None else "updated"] += 1
                 title, indexed = page.title, 1
-                db.execute(
-                    "INSERT INTO fts(path, title, body) VALUES (?, ?, ?)", (rel, title, parsed.text)
+                db.executemany(
+                    "INSERT INTO passages(path, title, heading, body, keys) VALUES (?, ?, ?, ?, ?)",
+                    [
+                        (rel, title, " / ".join(p.headings), p.text, option_keys(p.text))
+                        for p in passages(parsed)
+                    ],
                 )
             db.execute(
                 "INSERT OR REPLACE INTO docs VALUES (?, ?, ?, ?, ?, ?)",
@@ -250,7 +294,7 @@ class LocalCorpus:
             )
         gone = sorted(set(known) - seen)
         for rel in gone:
-            db.execute("DELETE FROM fts WHERE path = ?", (rel,))
+            db.execute("DELETE FROM passages WHERE path = ?", (rel,))
             db.execute("DELETE FROM docs WHERE path = ?", (rel,))
         return IndexStats(removed=len(gone), **counts)
 
@@ -268,7 +312,8 @@ class LocalCorpus:
     # -- search --------------------------------------------------------------------------
 
     async def search(self, query: str, *, max_results: int) -> SearchResponse:
-        """BM25 search over the index (refreshed on this corpus's first search)."""
+        """The pages of the best passages by BM25 (the index refreshed on this corpus's first
+        search), one page per content."""
         started = time.monotonic()
         match = fts_query(query)
         failure: Reason | None = Reason.EMPTY_RESULTS
@@ -293,19 +338,43 @@ class LocalCorpus:
         if not self._refreshed:
             self.refresh()
         with closing(self._connect()) as db:
-            rows = db.execute(_SEARCH, (match, limit)).fetchall()
-        return tuple(
-            SearchCandidate(
-                url=self.url_for(path),
-                title=title or PurePosixPath(path).name,
-                snippet=" ".join(snippet.split()),
-                rank=rank,
-                provider=self.name,
-                query=query,
-                document=path,
+            rows = db.execute(_SEARCH, (match, _PASSAGES_SEARCHED)).fetchall()
+            pages: dict[str, list[tuple[float, str, str]]] = {}
+            for path, title, body, score in rows:
+                pages.setdefault(path, []).append((-score, title, body))
+            ranked = sorted(pages, key=lambda p: (-_page_score(pages[p]), p))
+            kept = self._one_per_content(db, ranked[: 3 * limit])[:limit]
+        out = []
+        for rank, path in enumerate(kept, start=1):
+            _, title, body = pages[path][0]
+            out.append(
+                SearchCandidate(
+                    url=self.url_for(path),
+                    title=title or PurePosixPath(path).name,
+                    snippet=" ".join(body.split()[:_SNIPPET_WORDS]),
+                    rank=rank,
+                    provider=self.name,
+                    query=query,
+                    document=path,
+                )
             )
-            for rank, (path, title, snippet, _score) in enumerate(rows, start=1)
-        )
+        return tuple(out)
+
+    def _one_per_content(self, db: sqlite3.Connection, ranked: list[str]) -> list[str]:
+        """``ranked`` with near-duplicate pages collapsed into the best-ranked one's place,
+        which goes to the HTML page of the group."""
+        kept: list[str] = []
+        words = self._words
+        for path in ranked:
+            if path not in words:
+                bodies = db.execute("SELECT body FROM passages WHERE path = ?", (path,))
+                words[path] = content_words("\n".join(body for (body,) in bodies))
+            twin = next((k for k in kept if same_content(words[k], words[path])), None)
+            if twin is None:
+                kept.append(path)
+            elif _is_html(path) and not _is_html(twin):
+                kept[kept.index(twin)] = path
+        return kept
 
     # -- transport -----------------------------------------------------------------------
 
@@ -362,6 +431,8 @@ class LocalCorpus:
         parsed = parsed_page(page)
         raw_text = page.text if page.text is not None else "\n".join(page.pages or ())
         title = parsed.title or _text_title(raw_text, document)
+        if self._note_for is not None:
+            title = f"{title} ({self._note_for(document)})"
         return dataclasses.replace(page, title=title), parsed
 
 
@@ -373,6 +444,16 @@ def _readable_root(root: Path | str) -> Path:
     if not resolved.is_dir() or not os.access(resolved, os.R_OK | os.X_OK):
         raise ConfigError(f"corpus root must be a readable directory: {root}")
     return resolved
+
+
+def _page_score(scores: list[tuple[float, str, str]]) -> float:
+    """Best passage plus a share of the second best (passages arrive best first)."""
+    second = scores[1][0] if len(scores) > 1 else 0.0
+    return scores[0][0] + _SECOND_PASSAGE * second
+
+
+def _is_html(path: str) -> bool:
+    return MEDIA_TYPES.get(_suffix(path)) == "text/html"
 
 
 def _suffix(filename: str) -> str:

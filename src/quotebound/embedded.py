@@ -2,8 +2,8 @@
 
 With no search key, quotebound still researches real text it did not write and that exists on
 every machine with Python (DESIGN §8): pydoc HTML pages of a curated list of standard-library
-modules. Each page cites the CPython source file its docstrings live in, at the running
-version's tag.
+modules. Each page is cited as the rendered file its quotes come from, and its title names the
+CPython source file its docstrings live in, at the running version's tag.
 
 Rendering must be reproducible, so it runs in a fresh interpreter (``-S``: no site-packages;
 fixed hash seed, UTF-8 mode, UTC) that imports only the curated modules, and the HTML is
@@ -95,7 +95,11 @@ def embedded_dir(cache_dir: Path | None = None) -> Path:
 
 
 def embedded_corpus(*, cache_dir: Path | None = None) -> LocalCorpus:
-    """The embedded corpus (provider ``embedded``, tier PRIMARY_SOURCE), built on first use."""
+    """The embedded corpus (provider ``embedded``, tier PRIMARY_SOURCE), built on first use.
+
+    A page is cited as the local file the quotes come from, since no public URL shows pydoc's
+    rendering; its title names the upstream source file at the running Python's tag.
+    """
     from quotebound.corpus import LocalCorpus
 
     pages = _ensure_built(embedded_dir(cache_dir))
@@ -104,7 +108,7 @@ def embedded_corpus(*, cache_dir: Path | None = None) -> LocalCorpus:
         pages,
         index_path=pages / _INDEX,
         name="embedded",
-        url_for=manifest.__getitem__,
+        note_for=lambda document: f"pydoc rendering of {manifest[document]}",
         endpoint=f"embedded:python-{platform.python_version()}",
     )
 

@@ -36,6 +36,8 @@ class Reason(StrEnum):
     HTTP_STATUS = "http_status"
     TOO_LARGE = "too_large"
     UNSUPPORTED_TYPE = "unsupported_type"
+    DUPLICATE = "duplicate"
+    """The same content as a page already read under another address; not read twice."""
     INSUFFICIENT_EVIDENCE = "insufficient_evidence"
     NO_NEW_EVIDENCE = "no_new_evidence"
     BUDGET_EXHAUSTED = "budget_exhausted"

@@ -47,7 +47,14 @@ class EvidenceItem(TypedDict):
     end: int
     words: int
     relevance: float
-    """Lexical relevance to the question or a sub-question, 0-1."""
+    """Lexical relevance to the question or a sub-question, 0-1 (with the quote's context)."""
+    parts: list[float]
+    """Relevance to each sub-question (as :func:`quotebound.relevance.sub_questions` splits
+    the question), IDF-weighted over the round's candidates."""
+    score: float
+    """Ranking score: relevance plus term proximity, heading match and question-type fit."""
+    context: str
+    """The page title and heading path the quote sits under (" / "-separated)."""
     verification: VerificationRecord
     round: int
 

@@ -1,20 +1,31 @@
-"""Deterministic lexical relevance of a quote to a question (DESIGN §4).
+"""Deterministic lexical relevance of a passage to a question.
 
-No LLM and no embeddings: a question is split into sub-questions, each reduced to content terms
-(stopwords dropped, light stemming, identifiers such as ``shutil.copytree`` split into parts), and
-a text scores the weighted share of a sub-question's terms it contains, best over sub-questions.
-Rarer-looking terms (longer words, identifiers, numbers) weigh more than generic ones.
+No LLM and no embeddings. A question is split into sub-questions, each reduced to content terms
+(English stopwords dropped, Snowball-stemmed words, identifiers such as ``shutil.copytree`` split
+into parts, numbers and command-line options such as ``-O`` kept whole). A passage scores the
+weighted share of a sub-question's terms it contains, best over sub-questions. Terms weigh by
+their inverse document frequency in the passages at hand (:class:`TermStats`), so a term that
+every candidate shares counts for little and a rare one for much; the question's identifiers,
+names, options and quoted phrases weigh most.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import pairwise
 
+import snowballstemmer
+
 __all__ = [
     "RELEVANCE_THRESHOLD",
+    "SUPPORT_THRESHOLD",
+    "TermStats",
     "content_terms",
+    "key_terms",
     "relevance",
     "sentence_spans",
     "sub_questions",
@@ -22,14 +33,26 @@ __all__ = [
 ]
 
 RELEVANCE_THRESHOLD = 0.5
-"""Evidence scoring below this for every sub-question may not be composed."""
+"""A question is answered only when some verified evidence scores at least this."""
+
+SUPPORT_THRESHOLD = 0.4
+"""Once a question is answered, verified evidence scoring at least this may be composed beside
+the best: the passage a reader would pick often shares few words with a paraphrased question."""
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`*])|\n\s*\n\s*")
-_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:[.\-][A-Za-z0-9_]+)*")
+_TOKEN = re.compile(
+    r"(?<![\w-])--?[A-Za-z][\w-]*"  # a command-line option: -O, --help
+    r"|[A-Za-z0-9_]+(?:[.\-][A-Za-z0-9_]+)*"
+)
+_OPTION = re.compile(r"--?[A-Za-z]")
 _NUMERIC = re.compile(r"\d+(?:\.\d+)*")
 _PART = re.compile(r"[A-Za-z]+|\d+")
-_IDENTIFIER = re.compile(r"[._]|[a-z][A-Z]|[A-Za-z]\d")
+_IDENTIFIER = re.compile(r"[._]|[a-z][A-Z]|[A-Za-z]\d|^-")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_QUOTED = re.compile(r"[\"“'‘`]([^\"”'’`]{2,80})[\"”'’`]")
+
+_HOW_WORD = re.compile(r"\bhow\s+(?:many|much|long|often|far|big|large|old|soon)\b", re.I)
+""""How many", "how often" ...: the asking, not the subject; the answer's shape stands for it."""
 
 _QUESTION_WORDS = ("what", "how", "why", "when", "where", "which", "who", "whom", "whose")
 _SPLIT = re.compile(
@@ -52,20 +75,40 @@ _STOPWORD_LIST = """
     also instead tell explain describe mean means meant s t d
 """
 _STOPWORDS = frozenset(_STOPWORD_LIST.split())
+"""English function words: they say how a question is asked, not what it asks about."""
 
-_GENERIC_LIST = """
-    default defaults value values return returns function functions method methods object objects
-    module modules class classes name names type types number numbers new make work works set
-    give gives given call calls called argument arguments parameter parameters option options
-    example examples thing things happen happens different difference python
-"""
-_GENERIC = frozenset(_GENERIC_LIST.split())
-"""Common words in technical text; they count, but less than distinctive terms."""
-
-_GENERIC_WEIGHT = 0.6
 _KEY_WEIGHT = 3.0
 _PREFIX_WEIGHT = 1.5
+_EXACT_WEIGHT = 2.0
+"""Numbers and options: matched whole, and rarely by accident."""
 _MISSING_KEY_FACTOR = 0.5
+_ASKED_SHARE = 0.2
+"""The share of the weight of a question's words other than names and identifiers (what it
+asks about them) a passage must hold, or its score is cut."""
+_MISSING_ASKED_FACTOR = 0.5
+_CONTEXT_SHARE = 0.6
+"""The share of its weight a term found only in a passage's headings or title counts for."""
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+class TermStats:
+    """Document frequencies of terms over a collection of passages, for IDF weights.
+
+    IDF is BM25's: ``ln(1 + (N - df + 0.5) / (df + 0.5))``. A term no passage contains
+    weighs as one that a single passage contains: as rare as anything seen, no rarer, so a
+    misspelt or differently inflected word does not drown the words that did match.
+    """
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self._df: Counter[str] = Counter()
+        self.size = 0
+        for text in texts:
+            self.size += 1
+            self._df.update(_text_terms(text))
+
+    def idf(self, term: str) -> float:
+        df = max(self._df[term], 1)
+        return math.log(1.0 + (self.size - df + 0.5) / (df + 0.5))
 
 
 def sub_questions(question: str) -> list[str]:
@@ -104,11 +147,11 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 
 def content_terms(text: str) -> list[str]:
-    """Lower-cased content terms of ``text`` in order, with repeats.
+    """Content terms of ``text`` in order, with repeats.
 
-    Stopwords and single letters are dropped, plurals and -ing/-ed endings are stemmed lightly,
-    numbers (``3.12``, ``30``) are kept whole, and identifiers (``copy.deepcopy``,
-    ``max_workers``, ``ThreadPoolExecutor``) are split into their parts.
+    Stopwords and single letters are dropped, words are lower-cased and Snowball-stemmed,
+    numbers (``3.12``, ``30``) and options (``-O``, ``--help``) are kept whole, and identifiers
+    (``copy.deepcopy``, ``max_workers``, ``ThreadPoolExecutor``) are split into their parts.
     """
     return list(_terms(text))
 
@@ -117,7 +160,7 @@ def content_terms(text: str) -> list[str]:
 def _terms(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for token in _TOKEN.findall(text):
-        if _NUMERIC.fullmatch(token):
+        if _NUMERIC.fullmatch(token) or _OPTION.match(token):
             out.append(token)
             continue
         for part in _identifier_parts(token):
@@ -137,29 +180,9 @@ def _identifier_parts(token: str) -> list[str]:
     return parts
 
 
+@lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    """A light, consistent stem: plural, -ing and -ed endings only."""
-    if len(word) > 4 and word.endswith(("ies", "ied")):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("sses", "shes", "ches", "xes", "zes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ed"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            stem = word[: -len(suffix)]
-            if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
-                stem = stem[:-1]
-            return stem
-    return word
-
-
-def _weight(term: str) -> float:
-    if term.isdigit() or any(c.isdigit() for c in term):
-        return 2.0
-    if term in _GENERIC:
-        return _GENERIC_WEIGHT
-    return 1.0 + min(len(term), 12) / 6
+    return str(_STEMMER.stemWord(word))
 
 
 @lru_cache(maxsize=8192)
@@ -170,13 +193,13 @@ def _text_terms(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1024)
-def _key_weights(part: str) -> dict[str, float]:
-    """Weights of the names and identifiers in a (sub-)question: ``Tokyo``, ``os.path.join``.
+def key_terms(part: str) -> dict[str, float]:
+    """Weights of what a (sub-)question names: ``Tokyo``, ``os.path.join``, ``-O``, "a phrase".
 
     A name is a capitalized word that does not start a sentence (acronyms such as ``HTTP`` are
-    topic words, not names); an identifier has a dot, underscore, inner capital or digit.
-    Module prefixes (``os.path.``) weigh less than the name they qualify, since pages about
-    ``join`` often omit the module.
+    topic words, not names); an identifier has a dot, underscore, inner capital or digit, or is
+    an option. Words in quotes are keys too. Module prefixes (``os.path.``) weigh less than the
+    name they qualify, since pages about ``join`` often omit the module.
     """
     keys: dict[str, float] = {}
     for match in _TOKEN.finditer(part):
@@ -186,23 +209,69 @@ def _key_weights(part: str) -> dict[str, float]:
         is_name = token[0].isupper() and not initial and not token.isupper()
         if not is_name and not _IDENTIFIER.search(token):
             continue
-        prefix, _, last = token.rpartition(".")
+        prefix, _, last = token.rpartition(".") if not _OPTION.match(token) else ("", "", token)
         for text, weight in ((prefix, _PREFIX_WEIGHT), (last, _KEY_WEIGHT)):
             for term in _terms(text):
-                if term not in _GENERIC and not term.isdigit():
+                if not term.isdigit():
                     keys[term] = max(weight, keys.get(term, 0.0))
+    for phrase in _QUOTED.findall(part):
+        for term in _terms(phrase):
+            keys[term] = _KEY_WEIGHT
     return keys
 
 
-def _coverage(part: str, text_terms: frozenset[str]) -> float:
-    keys = _key_weights(part)
-    weights = {t: keys.get(t) or _weight(t) for t in _terms(part)}
+@lru_cache(maxsize=1024)
+def _identifiers(part: str) -> tuple[str, ...]:
+    """The names a (sub-)question spells as code: the last component of each identifier
+    (``set_max_threads`` of ``asyncio.set_max_threads()``) and each option (``-O``)."""
+    names: list[str] = []
+    for token in _TOKEN.findall(part):
+        if _OPTION.match(token):
+            names.append(token)
+        elif _IDENTIFIER.search(token):
+            last = token.rpartition(".")[2]
+            if "_" in last or re.search(r"[a-z][A-Z]", last) or ("." in token and last.istitle()):
+                names.append(last)
+    return tuple(names)
+
+
+def _base_weight(term: str, keys: dict[str, float]) -> float:
+    if term in keys:
+        return keys[term]
+    if term[0].isdigit() or term[0] == "-":
+        return _EXACT_WEIGHT
+    return 1.0
+
+
+def _coverage(
+    part: str,
+    text_terms: frozenset[str],
+    context_terms: frozenset[str],
+    stats: TermStats | None,
+    spelled: str,
+) -> float:
+    keys = key_terms(part)
+    weights = {
+        t: _base_weight(t, keys) * (stats.idf(t) if stats is not None else 1.0)
+        for t in _terms(_HOW_WORD.sub("how", part))
+    }
     total = sum(weights.values())
     if total == 0:
         return 0.0
-    score = sum(w for t, w in weights.items() if t in text_terms) / total
-    if keys and not keys.keys() & text_terms:
+    found = sum(w for t, w in weights.items() if t in text_terms)
+    found += _CONTEXT_SHARE * sum(
+        w for t, w in weights.items() if t in context_terms and t not in text_terms
+    )
+    score = found / total
+    if keys and not keys.keys() & (text_terms | context_terms):
         score *= _MISSING_KEY_FACTOR
+    asked = {t: w for t, w in weights.items() if t not in keys}
+    if asked and sum(w for t, w in asked.items() if t in text_terms | context_terms) < (
+        _ASKED_SHARE * sum(asked.values())
+    ):
+        score *= _MISSING_ASKED_FACTOR  # the names are there, what is asked about them is not
+    if any(name not in spelled for name in _identifiers(part)):
+        score *= _MISSING_KEY_FACTOR  # a passage about a name it never spells is not about it
     return score
 
 
@@ -217,7 +286,21 @@ def term_coverage(text: str, support: str) -> float:
     return len(terms & _text_terms(support)) / len(terms)
 
 
-def relevance(question: str, text: str) -> float:
-    """How well ``text`` covers the question or one of its sub-questions, 0-1, deterministic."""
+def relevance(
+    question: str, text: str, *, context: str = "", stats: TermStats | None = None
+) -> float:
+    """How well ``text`` covers the question or one of its sub-questions, 0-1, deterministic.
+
+    ``context`` is what the passage sits under (its page title and headings): a reader sees it
+    with the passage, so its terms count, at a share of their weight (every passage of a page
+    shares its title). ``stats`` weighs terms by IDF.
+    """
     text_terms = _text_terms(text)
-    return round(max(_coverage(part, text_terms) for part in sub_questions(question)), 6)
+    context_terms = _text_terms(context) if context else frozenset()
+    spelled = f"{context}\n{text}"
+    return round(
+        max(
+            _coverage(p, text_terms, context_terms, stats, spelled) for p in sub_questions(question)
+        ),
+        6,
+    )

@@ -237,8 +237,19 @@ async def test_queries_without_words_are_empty_results(
 
 
 def test_fts_query_quotes_every_term() -> None:
-    assert fts_query('What is "NEAR(magma)"?') == '"what is near magma" OR "near" OR "magma"'
+    # A quoted phrase is searched as a phrase and weighs twice; no text is FTS5 syntax.
+    assert fts_query('What is "NEAR(magma)"?') == (
+        '"near magma" OR "near magma" OR "near" OR "magma"'
+    )
     assert fts_query("the") == '"the"'
+
+
+def test_fts_query_weighs_identifiers_and_options() -> None:
+    query = fts_query("What does str.removeprefix return under -O?")
+    assert query == (
+        '"str removeprefix" OR keys : "opt1uo" OR "str removeprefix" OR keys : "opt1uo"'
+        ' OR "str" OR "removeprefix" OR "return" OR "under" OR "o"'
+    )
 
 
 async def test_results_are_deterministic(root: Path, tmp_path: Path) -> None:

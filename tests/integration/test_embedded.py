@@ -124,11 +124,17 @@ async def test_embedded_corpus_searches_and_reads_stdlib_docs(built: tuple[Path,
     assert corpus.root == built[0]
     response = await corpus.search("shallow copy of an object", max_results=5)
     assert response.run.provider == "embedded" and response.run.reason is None
-    first = response.candidates[0]
-    assert first.document == "copy.html" and first.provider == "embedded"
-    assert first.url.endswith("/Lib/copy.py")
+    # Passages rank pages: copy's page and collections' (deque.copy, ChainMap.copy ...) lead.
+    documents = [c.document for c in response.candidates]
+    assert "copy.html" in documents[:2]
+    first = response.candidates[documents.index("copy.html")]
+    assert first.provider == "embedded"
+    # Cited as the rendered page a reader can open; the title names the upstream source.
+    assert first.url == (built[0] / "copy.html").as_uri()
     page = await corpus.read("copy.html")
     assert page.url == first.url and page.provider == "embedded"
+    tag = f"https://github.com/python/cpython/blob/v{platform.python_version()}/"
+    assert page.title.endswith(f"(pydoc rendering of {tag}Lib/copy.py)")
     assert page.trust_tier == TrustTier.PRIMARY_SOURCE
     assert page.html is not None and "shallow" in page.html
     assert corpus.document_for_url(first.url) == "copy.html"

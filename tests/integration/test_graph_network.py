@@ -210,7 +210,7 @@ async def test_time_budget_ends_the_run_and_keeps_earlier_evidence(
     assert timed_out and all(s["reason"] == "timeout" for s in timed_out)
     # What round 1 verified is still the answer; the unanswered part is not invented.
     assert out["status"] == "answered"
-    assert [f["url"] for f in out["findings"]] == [urls[0]]
+    assert {f["url"] for f in out["findings"]} == {urls[0]}
     assert audit["rounds"][-1]["gaps"] == ["how much memory may the Heron cache use"]
 
 
@@ -234,3 +234,21 @@ async def test_a_run_out_of_time_before_reading_anything_says_timeout(
     http_server.routes["/slow"] = _slow(EXPIRY_PAGE, 3.0)
     out = await _run(http_server, [http_server.url("/slow")], QUESTION, time_budget_s=1.5)
     assert out["audit"]["stop_reason"] == "timeout"
+
+
+async def test_a_copy_of_a_page_read_before_is_not_a_second_source(
+    http_server: LoopbackServer,
+) -> None:
+    amp = EXPIRY_PAGE.replace(b"<body>", b"<body><nav><a href='/'>AMP home</a></nav>")
+    http_server.routes.update({"/expiry": _html(EXPIRY_PAGE), "/amp/expiry": _html(amp)})
+    urls = [http_server.url(p) for p in ("/expiry", "/amp/expiry")]
+    question = "How long does the Heron cache keep an entry before it expires?"
+    out = await _run(http_server, urls, question, max_rounds=1)
+    assert out["status"] == "answered"
+    sources = _by_url(out)
+    assert sources[urls[0]]["fetch_status"] == "fetched"
+    assert (sources[urls[1]]["fetch_status"], sources[urls[1]]["reason"]) == (
+        "failed",
+        "duplicate",
+    )
+    assert {f["url"] for f in out["findings"]} == {urls[0]}

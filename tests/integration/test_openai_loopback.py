@@ -18,7 +18,7 @@ from langchain_openai import ChatOpenAI
 from quotebound.compose import ComposeError, compose_llm
 from quotebound.llm import LOCAL_API_KEY, chat_model_from_env
 from quotebound.records import EvidenceItem
-from quotebound.relevance import relevance
+from quotebound.relevance import relevance, sub_questions
 from quotebound.review import quality_review
 from quotebound.urls import source_id
 from quotebound.verification import verify_quote
@@ -110,6 +110,9 @@ def _evidence() -> EvidenceItem:
         end=check.end,
         words=len(QUOTE.split()),
         relevance=relevance(QUESTION, QUOTE),
+        parts=[relevance(p, QUOTE) for p in sub_questions(QUESTION)],
+        score=relevance(QUESTION, QUOTE),
+        context="shutil - High-level file operations",
         verification=check.to_dict(),
         round=1,
     )

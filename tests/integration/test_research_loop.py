@@ -133,7 +133,7 @@ async def test_chat_stops_within_its_budget_with_a_partial_answer(
     assert out["status"] in ("answered", "insufficient_evidence")
     assert audit["stop_reason"] == "budget_exhausted"
     # What it did verify is reported; the city it never read is named as missing, not invented.
-    assert [f["url"] for f in out["findings"]] == [MAINTAINER_DOC]
+    assert {f["url"] for f in out["findings"]} == {MAINTAINER_DOC}
     assert audit["rounds"][-1]["gaps"] == [CITY_PART]
     assert "Lisbon" not in out["report_markdown"]
     assert "Lisbon" not in json.dumps(out["findings"])

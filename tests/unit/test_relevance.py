@@ -12,6 +12,7 @@ import pytest
 
 from quotebound.relevance import (
     RELEVANCE_THRESHOLD,
+    TermStats,
     content_terms,
     relevance,
     sentence_spans,
@@ -101,8 +102,9 @@ def test_relevance_is_deterministic_and_bounded() -> None:
 
 
 def test_content_terms_drop_stopwords_stem_and_keep_digits() -> None:
+    # Snowball (Porter 2) stems: "copied" and "copy" share the stem "copi".
     assert content_terms("What are the copied files in Python 3.12 using 30 workers?") == [
-        "copy",
+        "copi",
         "file",
         "python",
         "3.12",
@@ -112,7 +114,8 @@ def test_content_terms_drop_stopwords_stem_and_keep_digits() -> None:
 
 
 def test_content_terms_split_identifiers() -> None:
-    assert content_terms("shutil.copytree") == ["shutil", "copytree"]
+    assert content_terms("shutil.copytree") == ["shutil", "copytre"]
+    assert content_terms("copy the tree") == content_terms("copying trees")
     assert content_terms("max_workers") == ["max", "worker"]
     assert content_terms("ThreadPoolExecutor") == ["thread", "pool", "executor"]
 
@@ -141,6 +144,32 @@ def test_term_coverage_measures_support() -> None:
     assert term_coverage("rmtree deletes symbolic links", quote) == 0.0
 
 
+def test_options_are_kept_whole_and_case_apart() -> None:
+    assert content_terms("What does the -O option do?") == ["-O", "option"]
+    assert content_terms("built-in --help, well-known") == ["built", "--help", "well", "known"]
+    question = "What does the -O option do?"
+    assert relevance(question, "-O Remove assert statements.", context="Options") >= 0.5
+    assert relevance(question, "-o writes output to a file.", context="Options") < 0.5
+
+
+def test_idf_weighs_rare_terms_over_common_ones() -> None:
+    passages = [f"The module {w} returns a value." for w in ("json", "csv", "zlib", "bz2")]
+    passages.append("Frobnicate a widget.")
+    stats = TermStats(passages)
+    assert stats.idf("frobnic") > stats.idf("modul")
+    question = "Which module can frobnicate a widget?"
+    assert relevance(question, passages[-1], stats=stats) >= RELEVANCE_THRESHOLD
+    assert relevance(question, passages[0], stats=stats) < RELEVANCE_THRESHOLD
+
+
+def test_context_counts_as_the_passages_own_terms() -> None:
+    question = "What does the timeout argument of socket.create_connection default to?"
+    quote = "If no timeout is supplied, the global default timeout setting is used."
+    assert relevance(question, quote) < RELEVANCE_THRESHOLD
+    context = "socket — Low-level networking interface / socket.create_connection"
+    assert relevance(question, quote, context=context) >= RELEVANCE_THRESHOLD
+
+
 def test_sentence_spans_keep_decimals_and_abbreviations() -> None:
     text = "Python 3.12 adds it, e.g. here. It also works!  Next?\n\nNew paragraph"
     assert [text[a:b] for a, b in sentence_spans(text)] == [
@@ -149,3 +178,15 @@ def test_sentence_spans_keep_decimals_and_abbreviations() -> None:
         "Next?",
         "New paragraph",
     ]
+
+
+def test_a_name_the_passage_never_spells_is_not_its_subject() -> None:
+    question = "What does asyncio.set_max_threads() configure?"
+    assert relevance(question, "Set the max threads of the default executor.") < 0.5
+    assert relevance(question, "set_max_threads() configures the max threads.") >= 0.5
+
+
+def test_names_without_what_is_asked_about_them_fall_below_threshold() -> None:
+    question = "What salary does Anders Tegnell earn?"
+    assert relevance(question, "Anders Tegnell gave the daily briefing.") < RELEVANCE_THRESHOLD
+    assert relevance(question, "Anders Tegnell earns a salary of 100,000 kronor.") == 1.0

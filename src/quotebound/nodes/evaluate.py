@@ -23,8 +23,9 @@ from quotebound.llm import ModelError, ask_json
 from quotebound.nodes.deps import Deps
 from quotebound.nodes.events import emit
 from quotebound.prompts import EVALUATE_SYSTEM
+from quotebound.questions import answers_shape
 from quotebound.records import EvidenceItem
-from quotebound.relevance import RELEVANCE_THRESHOLD, relevance, sub_questions
+from quotebound.relevance import RELEVANCE_THRESHOLD, sub_questions
 from quotebound.state import ResearchState, RoundRecord
 
 __all__ = [
@@ -66,13 +67,17 @@ def assess(state: ResearchState, *, now: float) -> Assessment:
     parts = sub_questions(question)
     gaps = tuple(
         p
-        for p in parts
-        if not any(relevance(p, e["quote"]) >= RELEVANCE_THRESHOLD for e in relevant)
+        for i, p in enumerate(parts)
+        if not any(
+            e["parts"][i] >= RELEVANCE_THRESHOLD and answers_shape(p, e["quote"]) for e in relevant
+        )
     )
     round_no = int(state.get("round", 1))
     new_relevant = sum(1 for e in relevant if e["round"] == round_no)
     sources = len({e["source_id"] for e in relevant})
-    stop = "compose" if relevant else "insufficient"
+    # Some part must be answered: evidence on the subject without the number, version or date
+    # that was asked for is not an answer.
+    stop = "compose" if relevant and len(gaps) < len(parts) else "insufficient"
     if not gaps and relevant:
         return Assessment(
             "compose",

@@ -16,15 +16,16 @@ from quotebound.context import Context
 from quotebound.errors import StoreError
 from quotebound.injection import addresses_the_model
 from quotebound.nodes.events import emit
+from quotebound.passages import main_content
+from quotebound.ranking import rank_pages
 from quotebound.rawstore import get_raw_page, parsed_page
 from quotebound.records import EvidenceItem
-from quotebound.relevance import relevance
 from quotebound.state import ResearchState
 from quotebound.verification import verify_quote
 
 __all__ = ["MAX_CANDIDATES_PER_SOURCE", "extract_evidence", "page_text", "verify_evidence"]
 
-MAX_CANDIDATES_PER_SOURCE = 12
+MAX_CANDIDATES_PER_SOURCE = 20
 """The most relevant candidates kept per page; bounds verification and prompt size."""
 
 
@@ -38,7 +39,7 @@ async def page_text(runtime: Runtime[Context], thread_id: str, sid: str) -> str:
 
 
 async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Candidate quotes from this round's pages, ranked by relevance to the question."""
+    """Candidate quotes from this round's pages, ranked against the question."""
     assert runtime.store is not None
     thread_id = str(state["thread_id"])
     question = state["question"]
@@ -46,20 +47,20 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
     known = {e["evidence_id"] for e in state.get("evidence") or []}
     pending: list[dict[str, Any]] = []
     set_aside = 0
+    pages = []
     for sid in state.get("round_sources") or []:
         page = await get_raw_page(runtime.store, thread_id, sid)
         if page is None:
             continue
-        candidates = [
-            c
-            for c in extract_candidates(parsed_page(page), source_id=sid)
-            if c.evidence_id not in known
-        ]
-        kept = [c for c in candidates if not addresses_the_model(c.quote)]
-        set_aside += len(candidates) - len(kept)
-        scored = [(relevance(question, c.quote), i, c) for i, c in enumerate(kept)]
-        scored.sort(key=lambda t: (-t[0], t[1]))
-        for score, _, c in scored[:MAX_CANDIDATES_PER_SOURCE]:
+        parsed = main_content(parsed_page(page))
+        fresh = [c for c in extract_candidates(parsed, source_id=sid) if c.evidence_id not in known]
+        kept = [c for c in fresh if not addresses_the_model(c.quote)]
+        set_aside += len(fresh) - len(kept)
+        pages.append((sid, (parsed, sources[sid]["title"], kept)))
+    ranked_pages = rank_pages(question, [p for _, p in pages])
+    for (sid, _), ranked in zip(pages, ranked_pages, strict=True):
+        for r in ranked[:MAX_CANDIDATES_PER_SOURCE]:
+            c = r.candidate
             pending.append(
                 {
                     "evidence_id": c.evidence_id,
@@ -73,7 +74,10 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
                     "start": c.start,
                     "end": c.end,
                     "words": c.words,
-                    "relevance": round(score, 6),
+                    "relevance": r.relevance,
+                    "parts": list(r.parts),
+                    "score": r.score,
+                    "context": r.context,
                     "round": state.get("round", 1),
                 }
             )

@@ -2,7 +2,9 @@
 
 Network URLs go through the guarded fetcher; corpus documents through their corpus transport;
 a page already stored on this thread (provider raw content, or an earlier run) is reused. A dead
-link is replaced by the next candidate while the round's budget lasts.
+link is replaced by the next candidate while the round's budget lasts. A page with the same
+content as one read before (a syndicated or print copy) is set aside as ``duplicate``: it is
+not a source and is never cited.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from dataclasses import fields
 from typing import Any
 
 from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
 
 from quotebound.audit import with_record
 from quotebound.context import Context
+from quotebound.duplicates import content_words, same_content
 from quotebound.errors import FetchError, Reason
-from quotebound.fetch import fetch_until
+from quotebound.fetch import FetchFailure, fetch_until
 from quotebound.gates import fetch_gate
 from quotebound.netguard import safe_url
 from quotebound.nodes.deps import Deps
@@ -35,6 +39,33 @@ _CANDIDATE_FIELDS = {f.name for f in fields(SearchCandidate)}
 
 def _candidate(d: dict[str, Any]) -> SearchCandidate:
     return SearchCandidate(**{k: v for k, v in d.items() if k in _CANDIDATE_FIELDS})
+
+
+async def _one_per_content(
+    store: BaseStore,
+    thread_id: str,
+    fetched: list[SourceInfo],
+    ok: list[tuple[SearchCandidate, RawPage]],
+) -> tuple[list[tuple[SearchCandidate, RawPage]], list[tuple[SearchCandidate, FetchFailure]]]:
+    """This round's pages without those whose content a page read before (in an earlier round,
+    or earlier in this round's order) already has: a copy is never a second source."""
+    seen: list[tuple[str, frozenset[str]]] = []
+    for source in fetched:
+        page = await get_raw_page(store, thread_id, source["source_id"])
+        if page is not None:
+            seen.append((source["url"], content_words(parsed_page(page).text)))
+    kept: list[tuple[SearchCandidate, RawPage]] = []
+    dupes: list[tuple[SearchCandidate, FetchFailure]] = []
+    for c, page in ok:
+        words = content_words(parsed_page(page).text)
+        twin = next((url for url, other in seen if same_content(words, other)), None)
+        if twin is None:
+            kept.append((c, page))
+            seen.append((c.url, words))
+        else:
+            detail = f"same content as {twin.split('?', 1)[0]}"
+            dupes.append((c, FetchFailure(c.url, Reason.DUPLICATE, detail)))
+    return kept, dupes
 
 
 async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
@@ -98,6 +129,8 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
         ok, bad = await fetch_until(
             order, want, fetch_one, concurrency=toolkit.fetch_policy.concurrency
         )
+    ok, dupes = await _one_per_content(store, thread_id, fetched, ok)
+    bad += dupes
 
     text_chars: dict[str, int] = {}
     round_sources: list[str] = []

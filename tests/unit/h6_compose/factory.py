@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 
 from quotebound.records import EvidenceItem
-from quotebound.relevance import relevance
+from quotebound.relevance import relevance, sub_questions
 from quotebound.urls import source_id
 
 __all__ = ["JSON_DOC", "SHUTIL", "SUBPROCESS", "TIMEOUT_A", "TIMEOUT_B", "Page", "evidence_for"]
@@ -47,6 +47,9 @@ def evidence_for(
         end=end,
         words=len(quote.split()),
         relevance=relevance(question, quote),
+        parts=[relevance(p, quote) for p in sub_questions(question)],
+        score=relevance(question, quote),
+        context="",
         verification={
             "status": "PASS" if passed else "FAIL",
             "method": "exact" if passed else None,

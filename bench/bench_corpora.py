@@ -1,0 +1,184 @@
+"""Golden sets over real corpora, run the way a user runs them: answered, refused, honesty, time.
+
+Each set (bench/golden_pydocs.json, golden_pg.json, golden_news.json) is a directory of real
+pages searched as a local corpus (the corpus provider, the extractive composer, no keys, the
+chat profile: what ``quotebound research "Q" --corpus DIR --base-url URL`` does). Counts:
+
+- answered: for every expected part, a finding cites the expected page and its quote contains
+  the gold words (whitespace folded);
+- refused: unanswerable questions that end in insufficient evidence;
+- off-page quotes: findings whose quote is not in the text of the page their URL cites
+  (whitespace folded) -- must be 0;
+- median seconds per question, after the corpus is indexed.
+
+Exits 1 when a set misses a threshold. A set whose corpus is absent is skipped with a message;
+the news pages are unpacked from the shared archive into the cache when needed.
+
+    python bench/bench_corpora.py [--only pydocs|pg|news] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tarfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from langgraph.store.memory import InMemoryStore
+
+from quotebound.context import make_context
+from quotebound.corpus import LocalCorpus
+from quotebound.nodes.deps import Deps
+from quotebound.rawstore import parsed_page
+from quotebound.runner import run_research
+
+BENCH = Path(__file__).parent
+NEWS_ARCHIVE = Path("/work/shared/data/trafilatura-eval.tar.xz")
+THRESHOLDS = {"questions": 0.85, "two_part": 0.80, "unanswerable": 0.90}
+MEDIAN_S = 3.0
+
+
+@dataclass(frozen=True)
+class Corpus:
+    name: str
+    golden: str
+    root: Path | None
+    base_url: str
+
+
+def _news_root() -> Path | None:
+    """The trafilatura evaluation pages: /work/data/tev/tests, else unpacked into the cache."""
+    for root in (Path("/work/data/tev/tests"), _cache() / "tev" / "tests"):
+        if (root / "eval").is_dir():
+            return root
+    if not NEWS_ARCHIVE.is_file():
+        return None
+    target = _cache() / "tev"
+    target.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(NEWS_ARCHIVE) as tar:
+        tar.extractall(target, filter="data")
+    found = next(target.rglob("eval"), None)
+    return found.parent if found is not None else None
+
+
+def _cache() -> Path:
+    return Path(platformdirs.user_cache_dir("quotebound")) / "bench"
+
+
+CORPORA = {
+    "pydocs": lambda: Corpus(
+        "pydocs",
+        "golden_pydocs.json",
+        Path("/usr/share/doc/python3.11/html"),
+        "https://docs.python.org/3.11/",
+    ),
+    "pg": lambda: Corpus(
+        "pg",
+        "golden_pg.json",
+        Path("/usr/share/doc/postgresql-doc-15/html"),
+        "https://www.postgresql.org/docs/15/",
+    ),
+    "news": lambda: Corpus("news", "golden_news.json", _news_root(), "https://pages.example.org/"),
+}
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _page(expect: dict[str, Any]) -> str:
+    return f"{expect['dir']}/{expect['page']}" if "dir" in expect else expect["page"]
+
+
+async def _run_set(corpus: Corpus, limit: int | None) -> bool:
+    assert corpus.root is not None
+    golden = json.loads((BENCH / corpus.golden).read_text())
+    local = LocalCorpus(corpus.root, base_url=corpus.base_url)
+    t = time.perf_counter()
+    local.refresh()
+    print(f"\n== {corpus.name}: {corpus.root} indexed in {time.perf_counter() - t:.1f} s")
+    context = make_context(
+        "chat",
+        provider="corpus",
+        corpus_dir=str(corpus.root),
+        corpus_base_url=corpus.base_url,
+        composer="extractive",
+    )
+    deps = Deps()
+    texts: dict[str, str] = {}
+    times: list[float] = []
+    off_page = 0
+    ok = True
+    for category in ("questions", "two_part", "unanswerable"):
+        items = golden.get(category, [])[:limit]
+        if not items:
+            continue
+        hits = 0
+        for item in items:
+            t = time.perf_counter()
+            out = await run_research(
+                item["question"], store=InMemoryStore(), context=context, deps=deps
+            )
+            times.append(time.perf_counter() - t)
+            for f in out["findings"]:
+                document = local.document_for_url(f["url"])
+                if document is None:
+                    off_page += 1
+                    continue
+                if document not in texts:
+                    texts[document] = _fold(parsed_page(await local.read(document)).text)
+                off_page += _fold(f["quote"]) not in texts[document]
+            if category == "unanswerable":
+                hit = out["status"] != "answered"
+            else:
+                hit = all(
+                    any(
+                        f["url"] == local.url_for(_page(e))
+                        and _fold(e["words"]) in _fold(f["quote"])
+                        for f in out["findings"]
+                    )
+                    for e in item["expect"]
+                )
+            hits += hit
+            print(f"  {'PASS' if hit else 'MISS'}  {out['status']:<22} {item['question'][:90]}")
+        share = hits / len(items)
+        met = share >= THRESHOLDS[category]
+        ok &= met
+        label = "refused" if category == "unanswerable" else "answered"
+        print(
+            f"{corpus.name} {category}: {label} {hits}/{len(items)} = {share:.0%} "
+            f"(target >= {THRESHOLDS[category]:.0%}: {'met' if met else 'NOT met'})"
+        )
+    median = statistics.median(times)
+    print(
+        f"{corpus.name}: quotes off their cited page {off_page} (target 0: "
+        f"{'met' if off_page == 0 else 'NOT met'}); median {median:.2f} s per question "
+        f"(target <= {MEDIAN_S} s: {'met' if median <= MEDIAN_S else 'NOT met'})"
+    )
+    return ok and off_page == 0 and median <= MEDIAN_S
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--only", choices=sorted(CORPORA), action="append")
+    ap.add_argument("--limit", type=int, default=None, help="at most N questions per category")
+    args = ap.parse_args()
+    ok = True
+    for name in args.only or sorted(CORPORA):
+        corpus = CORPORA[name]()
+        if corpus.root is None or not corpus.root.is_dir():
+            print(f"\n== {name}: corpus not found ({corpus.root}); skipped")
+            continue
+        ok &= asyncio.run(_run_set(corpus, args.limit))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""What a question asks for: its type and the shape of text that can answer it.
+
+"How many ..." wants a number, "when ..." or "which version ..." a date or version, "which
+PEP ..." a PEP number, "what does X return" a return value, "who ..." a name, "what is the
+default ..." a default. Ranking prefers passages, and the extractive composer sentences, that
+have the expected shape; a question of no particular type expects nothing in particular.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from functools import lru_cache
+
+__all__ = ["QuestionType", "answers_shape", "fits", "question_type"]
+
+
+class QuestionType(Enum):
+    """A question's type, by the answer it expects."""
+
+    COUNT = "count"
+    VERSION = "version"
+    PEP = "pep"
+    RETURN = "return"
+    PERSON = "person"
+    DEFAULT = "default"
+    DIFFERENCE = "difference"
+    GENERAL = "general"
+
+
+_TYPES: tuple[tuple[QuestionType, re.Pattern[str]], ...] = (
+    (QuestionType.PEP, re.compile(r"\bwhich\s+peps?\b|\bwhat\s+peps?\b", re.I)),
+    (QuestionType.COUNT, re.compile(r"\bhow\s+(?:many|much|long|large|big|often)\b", re.I)),
+    (
+        QuestionType.VERSION,
+        re.compile(
+            r"^\s*when\b|\b(?:which|what)\s+(?:\w+\s+)?(?:version|release|year|date)\b"
+            r"|\bsince\s+when\b|\bin\s+which\s+(?:version|release|year)\b",
+            re.I,
+        ),
+    ),
+    (QuestionType.RETURN, re.compile(r"\breturns?\b|\byields?\b", re.I)),
+    (QuestionType.PERSON, re.compile(r"^\s*(?:who|whom)\b", re.I)),
+    (QuestionType.DEFAULT, re.compile(r"\bdefaults?\b", re.I)),
+    (QuestionType.DIFFERENCE, re.compile(r"\bdifferen(?:ce|t)\b|\bcompare[sd]?\b|\bvs\.?\b", re.I)),
+)
+
+_NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
+    r"|hundred|thousand|million|billion|dozen|single|double|once|twice"
+    r"|every|each|daily|weekly|monthly|yearly|annually|hourly|overnight"
+)
+"""Numbers in words, and the frequencies and durations that answer "how often" or "how long"."""
+_SHAPES: dict[QuestionType, re.Pattern[str]] = {
+    # A count or amount: a number that is not just a year, or a number in words.
+    QuestionType.COUNT: re.compile(
+        rf"(?<![\d.,])(?!(?:1[89]|20)\d\d(?![\d.,]))\d|\b(?:{_NUMBER_WORDS})\b", re.I
+    ),
+    QuestionType.VERSION: re.compile(
+        r"\b(?:version|release[sd]?|since|added|changed|deprecated|introduced)\b.{0,40}\d"
+        r"|\b\d+\.\d+\b|\b(?:1[89]|20)\d\d\b"
+        r"|\b(?:January|February|March|April|May|June|July|August|September|October"
+        r"|November|December)\b",
+        re.I,
+    ),
+    QuestionType.PEP: re.compile(r"\bPEP\s*\d+"),
+    QuestionType.RETURN: re.compile(r"\breturn(?:s|ed|ing)?\b|\byields?\b", re.I),
+    QuestionType.PERSON: re.compile(r"\b[A-Z][a-z]+\s+[A-Z][a-z]+"),
+    QuestionType.DEFAULT: re.compile(r"\bdefaults?\b|\bby default\b", re.I),
+    QuestionType.DIFFERENCE: re.compile(
+        r"\bunlike\b|\bwhereas\b|\binstead of\b|\bdiffer|\bwhile\b|\bbut\b|\bcompared\b", re.I
+    ),
+}
+
+
+@lru_cache(maxsize=1024)
+def question_type(question: str) -> QuestionType:
+    """The type of ``question`` (the first that applies, most specific first)."""
+    for kind, pattern in _TYPES:
+        if pattern.search(question):
+            return kind
+    return QuestionType.GENERAL
+
+
+_SHAPED = frozenset({QuestionType.COUNT, QuestionType.VERSION, QuestionType.PEP})
+"""Types whose answer is a number, a version or date, or a PEP: a passage without one may be
+about the subject but does not answer the question."""
+
+
+def answers_shape(question: str, text: str) -> bool:
+    """Whether ``text`` can answer ``question`` by shape: it fits when the question's type
+    demands a number, version, date or PEP; always for other types."""
+    kind = question_type(question)
+    return kind not in _SHAPED or fits(kind, text)
+
+
+def fits(kind: QuestionType, text: str) -> bool:
+    """Whether ``text`` has the shape of an answer to a question of type ``kind``."""
+    shape = _SHAPES.get(kind)
+    return shape is not None and shape.search(text) is not None

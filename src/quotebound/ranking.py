@@ -1,0 +1,121 @@
+"""Evidence ranking: which passages of the pages read best answer the question.
+
+A candidate quote is scored by its relevance (IDF-weighted coverage of the question's terms by
+the quote and the headings it sits under, best over sub-questions), plus smaller shares for how
+close together that sub-question's terms occur in it, whether it has the shape of the answer the
+sub-question expects (a number for "how many", a version for "when" ...), how well its
+headings alone match the question, and whether it is prose (has a sentence's end).
+Relevance alone decides whether a quote may be composed; the score orders them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from quotebound.candidates import Candidate
+from quotebound.parsing import Page
+from quotebound.passages import HeadingIndex
+from quotebound.questions import fits, question_type
+from quotebound.relevance import TermStats, content_terms, relevance, sub_questions
+
+__all__ = ["Ranked", "proximity", "rank_pages"]
+
+_FIT_WEIGHT = 0.15
+_PROXIMITY_WEIGHT = 0.1
+_HEADING_WEIGHT = 0.1
+_PROSE_WEIGHT = 0.1
+_PROSE = re.compile(r"[^\W\d_]{2}[.!?](?:\s|$)")
+"""A sentence's end: prose, not a list of index terms, table cells or code."""
+_SEPARATOR = " / "
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A candidate with its context, relevance and ranking score."""
+
+    candidate: Candidate
+    context: str
+    parts: tuple[float, ...]
+    """Relevance to each sub-question of the question, in order."""
+    relevance: float
+    """The best of ``parts``."""
+    score: float
+
+
+def proximity(question: str, text: str) -> float:
+    """How tightly the question's terms found in ``text`` cluster: distinct terms matched over
+    the length (in terms) of the shortest run of ``text`` that holds them all; 0 for fewer
+    than two."""
+    wanted = set(content_terms(question))
+    terms = content_terms(text)
+    hits = [(i, t) for i, t in enumerate(terms) if t in wanted]
+    distinct = {t for _, t in hits}
+    if len(distinct) < 2:
+        return 0.0
+    best = len(terms)
+    counts: dict[str, int] = {}
+    left = 0
+    for pos, term in hits:
+        counts[term] = counts.get(term, 0) + 1
+        while len(counts) == len(distinct):
+            best = min(best, pos - hits[left][0] + 1)
+            first = hits[left][1]
+            counts[first] -= 1
+            if not counts[first]:
+                del counts[first]
+            left += 1
+    return len(distinct) / best
+
+
+def rank_pages(
+    question: str, pages: Sequence[tuple[Page, str, Sequence[Candidate]]]
+) -> list[list[Ranked]]:
+    """Each page's candidates (a page, its title and its candidates) best first, document
+    order on ties. Terms weigh by their IDF over all the candidates, each with its context."""
+    contexts = [_contexts(page, title, candidates) for page, title, candidates in pages]
+    stats = TermStats(
+        f"{context} {c.quote}"
+        for (_, _, candidates), page_contexts in zip(pages, contexts, strict=True)
+        for c, (context, _) in zip(candidates, page_contexts, strict=True)
+    )
+    questions = sub_questions(question)
+    out: list[list[Ranked]] = []
+    for (_, _, candidates), page_contexts in zip(pages, contexts, strict=True):
+        ranked: list[tuple[float, int, Ranked]] = []
+        for i, (c, (context, path)) in enumerate(zip(candidates, page_contexts, strict=True)):
+            around = " ".join(
+                [context]
+                + [
+                    candidates[j].quote
+                    for j in (i - 1, i + 1)
+                    if 0 <= j < len(candidates) and page_contexts[j][1] == path
+                ]
+            )
+            parts = tuple(relevance(q, c.quote, context=around, stats=stats) for q in questions)
+            rel = max(parts)
+            part = questions[parts.index(rel)]  # the sub-question it answers best
+            heading = relevance(question, path, stats=stats) if path else 0.0
+            score = (
+                rel
+                + _FIT_WEIGHT * fits(question_type(part), c.quote)
+                + _PROXIMITY_WEIGHT * proximity(part, c.quote)
+                + _HEADING_WEIGHT * heading
+                + _PROSE_WEIGHT * bool(_PROSE.search(c.quote))
+            )
+            ranked.append((-score, i, Ranked(c, context, parts, rel, round(score, 6))))
+        ranked.sort(key=lambda t: t[:2])
+        out.append([r for _, _, r in ranked])
+    return out
+
+
+def _contexts(page: Page, title: str, candidates: Sequence[Candidate]) -> list[tuple[str, str]]:
+    """Each candidate's context (title and headings) and heading path alone."""
+    headings = HeadingIndex(page)
+    out = []
+    for c in candidates:
+        path = headings.at(c.start)
+        shown = (title, *path) if title not in path[:1] else path  # a title often is the h1
+        out.append((_SEPARATOR.join(h for h in shown if h), _SEPARATOR.join(path)))
+    return out

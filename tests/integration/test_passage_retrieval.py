@@ -1,0 +1,135 @@
+"""Passage retrieval end to end: the passage that answers is found, read and quoted, once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from langgraph.store.memory import InMemoryStore
+
+from quotebound.context import make_context
+from quotebound.corpus import LocalCorpus
+from quotebound.nodes.deps import Deps
+from quotebound.runner import run_research
+
+pytestmark = pytest.mark.integration
+
+BASE = "https://docs.example.org/3.11/"
+FILLER = [
+    "Strings implement all of the common sequence operations, along with the additional "
+    "methods described below, and they also support two styles of string formatting.",
+    "The str type returns a new string object for every method that changes the text, because "
+    "string objects are immutable and are never modified in place by any of the methods.",
+    "Return a copy of the string with its first character capitalized and the rest lowercased; "
+    "the default behaviour of this method is to return a new string each time it is called.",
+]
+STDTYPES = f"""<!doctype html><html><head><title>Built-in Types</title></head><body>
+<nav><a href="/">Home</a> <a href="/library">Library</a></nav>
+<main><h1>Built-in Types¶</h1><h2>Text Sequence Type — str¶</h2>
+{"".join(f"<p>{p}</p>" for p in FILLER * 3)}
+<h3>String Methods¶</h3>
+<dl><dt>str.removeprefix(prefix, /)¶</dt>
+<dd><p>If the string starts with the prefix string, return string[len(prefix):]. Otherwise,
+return a copy of the original string.</p></dd></dl>
+<dl><dt>str.upper()¶</dt><dd><p>Return a copy of the string with all the cased characters
+converted to uppercase, which is what most people expect from the method.</p></dd></dl>
+</main></body></html>"""
+STDTYPES_RST = (
+    """Built-in Types
+==============
+
+Text Sequence Type --- :class:`str`
+-----------------------------------
+
+"""
+    + "\n\n".join(FILLER * 3)
+    + """
+
+.. method:: str.removeprefix(prefix, /)
+
+   If the string starts with the *prefix* string, return
+   ``string[len(prefix):]``. Otherwise, return a copy of the original
+   string.
+
+.. method:: str.upper()
+
+   Return a copy of the string with all the cased characters converted to
+   uppercase, which is what most people expect from the method.
+"""
+)
+CMDLINE = """<!doctype html><html><head><title>Command line and environment</title></head>
+<body><main><h1>Command line and environment¶</h1><h2>Miscellaneous options¶</h2>
+<dl><dt>-O¶</dt><dd><p>Remove assert statements and any code conditional on the value of
+__debug__. Augment the filename for compiled (bytecode) files.</p></dd></dl>
+<dl><dt>-o file¶</dt><dd><p>This option names the output file of the trace and is only
+read by the tracing tools, never by the interpreter itself.</p></dd></dl>
+<p>Options are read from left to right, and an option given twice keeps its last value,
+which is the usual behaviour of command line options in most programs.</p>
+</main></body></html>"""
+POOL = """<!doctype html><html><head><title>Connection pooling</title></head><body><main>
+<h1>Connection pooling</h1>
+<p>The client keeps a pool of open connections so that requests to the same server can reuse
+them. The pool holds at most 12 connections per host. Idle connections are closed after a while
+so that servers are not kept busy by clients that have gone quiet.</p>
+</main></body></html>"""
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> LocalCorpus:
+    root = tmp_path / "docs"
+    (root / "library").mkdir(parents=True)
+    (root / "using").mkdir()
+    (root / "_sources" / "library").mkdir(parents=True)
+    (root / "library" / "stdtypes.html").write_text(STDTYPES)
+    (root / "_sources" / "library" / "stdtypes.rst.txt").write_text(STDTYPES_RST)
+    (root / "using" / "cmdline.html").write_text(CMDLINE)
+    (root / "library" / "pool.html").write_text(POOL)
+    return LocalCorpus(root, base_url=BASE, index_path=tmp_path / "index.sqlite")
+
+
+async def _run(corpus: LocalCorpus, question: str) -> dict:
+    context = make_context("chat", composer="extractive")
+    return await run_research(
+        question,
+        store=InMemoryStore(),
+        thread_id="t1",
+        context=context,
+        deps=Deps(providers=[corpus]),
+    )
+
+
+async def test_an_identifier_query_finds_its_passage(corpus: LocalCorpus) -> None:
+    out = await _run(corpus, "What does str.removeprefix return?")
+    assert out["status"] == "answered"
+    first = out["findings"][0]
+    assert first["url"] == BASE + "library/stdtypes.html"
+    assert "return string[len(prefix):]" in first["quote"]
+    assert "¶" not in first["claim"]
+
+
+async def test_an_option_query_finds_its_passage(corpus: LocalCorpus) -> None:
+    response = await corpus.search("What does the -O option do?", max_results=5)
+    assert response.candidates[0].document == "using/cmdline.html"
+    out = await _run(corpus, "What does the -O option do?")
+    assert "Remove assert statements" in out["findings"][0]["quote"]
+
+
+async def test_the_html_page_wins_over_its_sources_twin(corpus: LocalCorpus) -> None:
+    response = await corpus.search("removeprefix prefix string", max_results=5)
+    documents = [c.document for c in response.candidates]
+    assert "library/stdtypes.html" in documents
+    assert "_sources/library/stdtypes.rst.txt" not in documents
+    out = await _run(corpus, "What does str.removeprefix return?")
+    assert all("_sources" not in s["url"] for s in out["sources"])
+
+
+async def test_a_how_many_question_gets_the_sentence_with_the_number(corpus: LocalCorpus) -> None:
+    out = await _run(corpus, "How many connections does the pool hold per host?")
+    assert out["status"] == "answered"
+    assert out["findings"][0]["claim"] == "The pool holds at most 12 connections per host."
+
+
+async def test_an_unanswerable_question_is_refused(corpus: LocalCorpus) -> None:
+    out = await _run(corpus, "Who won the 2018 FIFA World Cup final in Moscow?")
+    assert out["status"] == "insufficient_evidence"
+    assert out["findings"] == []

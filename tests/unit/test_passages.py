@@ -1,0 +1,37 @@
+"""Passages and their heading paths; pages with poor roles still have content."""
+
+from __future__ import annotations
+
+from quotebound.parsing import Block, Page, parse_page
+from quotebound.passages import HeadingIndex, clean_heading, main_content, passages
+
+DOC = """<html><head><title>Resource Consumption</title></head><body><main>
+<h1>Resource Consumption¶</h1><h2>Disk¶</h2>
+<dl><dt>temp_file_limit (integer)¶</dt>
+<dd><p>Specifies the maximum amount of disk space that a process can use for temporary files.
+A transaction attempting to exceed this limit will be canceled.</p></dd></dl>
+<h2>Memory¶</h2><p>Memory settings come next and say how much memory each process may use.</p>
+</main></body></html>"""
+
+
+def test_passages_carry_their_heading_path_and_definition_term() -> None:
+    page = parse_page(DOC)
+    found = {p.text.split()[-1]: p.headings for p in passages(page)}
+    assert found["canceled."] == ("Resource Consumption", "Disk", "temp_file_limit (integer)")
+    assert found["use."] == ("Resource Consumption", "Memory")
+    offset = page.text.index("Memory settings")
+    assert HeadingIndex(page).at(offset) == ("Resource Consumption", "Memory")
+
+
+def test_clean_heading_drops_anchor_marks() -> None:
+    assert clean_heading("  1.1. Command   line¶ ") == "1.1. Command line"
+
+
+def test_a_page_without_main_blocks_counts_every_block_as_main() -> None:
+    text = "First paragraph of the story.\n\nSecond paragraph of the story."
+    blocks = (Block(0, 29, "boilerplate", "p"), Block(31, len(text), "boilerplate", "p"))
+    page = Page(text=text, title="Story", blocks=blocks)
+    assert all(b.role == "main" for b in main_content(page).blocks)
+    assert [p.text for p in passages(page)] == [text]
+    kept = parse_page(DOC)
+    assert main_content(kept) is kept

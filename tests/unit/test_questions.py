@@ -1,0 +1,34 @@
+"""Question types and the answer shapes they expect."""
+
+from __future__ import annotations
+
+import pytest
+
+from quotebound.questions import QuestionType, fits, question_type
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many connections does the pool keep?", QuestionType.COUNT),
+        ("Which PEP introduced assignment expressions?", QuestionType.PEP),
+        ("When was the zoneinfo module added?", QuestionType.VERSION),
+        ("In which version did dict keep insertion order?", QuestionType.VERSION),
+        ("What does str.removeprefix return?", QuestionType.RETURN),
+        ("Who wrote the sqlite3 module?", QuestionType.PERSON),
+        ("What is the default timeout?", QuestionType.DEFAULT),
+        ("What is the difference between copy and deepcopy?", QuestionType.DIFFERENCE),
+        ("How do I copy a directory tree?", QuestionType.GENERAL),
+    ],
+)
+def test_question_types(question: str, kind: QuestionType) -> None:
+    assert question_type(question) is kind
+
+
+def test_answer_shapes() -> None:
+    assert fits(QuestionType.COUNT, "It holds at most twelve connections.")
+    assert not fits(QuestionType.COUNT, "It holds some connections.")
+    assert fits(QuestionType.PEP, "See PEP 572 for the rationale.")
+    assert fits(QuestionType.VERSION, "New in version 3.9.")
+    assert fits(QuestionType.RETURN, "Returns a new list.")
+    assert not fits(QuestionType.GENERAL, "Anything at all.")
