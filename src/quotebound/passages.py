@@ -10,7 +10,6 @@ the definition term it defines) that a reader sees it under. A page whose main c
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -21,7 +20,6 @@ __all__ = [
     "HeadingIndex",
     "Passage",
     "clean_heading",
-    "main_content",
     "passages",
 ]
 
@@ -34,8 +32,6 @@ _TERM_LEVEL = 7
 _STARTS = frozenset({"dt"})
 """Block tags that start a passage of their own (an API entry's signature)."""
 _WORD = re.compile(r"\S+")
-_THIN_MAIN = 0.2
-"""A page whose main blocks hold less than this share of its words is indexed whole."""
 _ANCHOR = re.compile(r"\s*[¶§#]\s*$")
 
 
@@ -62,7 +58,10 @@ class HeadingIndex:
         self._starts: list[int] = []
         self._paths: list[tuple[str, ...]] = []
         path: list[tuple[int, str]] = []
-        for block in _blocks(page):
+        for block in page.blocks:
+            # The headline is boilerplate to the article body, yet the title of all of it.
+            if block.role != "main" and block.tag != "h1":
+                continue
             level = _TERM_LEVEL if block.tag in _STARTS else _HEADING_LEVEL.get(block.tag)
             if level is None:
                 continue
@@ -105,19 +104,5 @@ def passages(page: Page) -> list[Passage]:
     return out
 
 
-def main_content(page: Page) -> Page:
-    """``page`` itself, or, when its main blocks hold little of its words (roles can be poor
-    on unusual markup), the page with every block counted as main: better some boilerplate to
-    rank than a page with nothing to quote."""
-    main_words = sum(
-        len(_WORD.findall(page.text, b.start, b.end)) for b in page.blocks if b.role == "main"
-    )
-    if main_words >= _THIN_MAIN * len(_WORD.findall(page.text)):
-        return page
-    return dataclasses.replace(
-        page, blocks=tuple(dataclasses.replace(b, role="main") for b in page.blocks)
-    )
-
-
 def _blocks(page: Page) -> tuple[Block, ...]:
-    return tuple(b for b in main_content(page).blocks if b.role == "main")
+    return tuple(b for b in page.blocks if b.role == "main")

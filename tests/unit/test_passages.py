@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from quotebound.parsing import Block, Page, parse_page
-from quotebound.passages import HeadingIndex, clean_heading, main_content, passages
+from quotebound.passages import HeadingIndex, clean_heading, passages
 
 DOC = """<html><head><title>Resource Consumption</title></head><body><main>
 <h1>Resource Consumption¶</h1><h2>Disk¶</h2>
@@ -27,11 +27,9 @@ def test_clean_heading_drops_anchor_marks() -> None:
     assert clean_heading("  1.1. Command   line¶ ") == "1.1. Command line"
 
 
-def test_a_page_without_main_blocks_counts_every_block_as_main() -> None:
-    text = "First paragraph of the story.\n\nSecond paragraph of the story."
-    blocks = (Block(0, 29, "boilerplate", "p"), Block(31, len(text), "boilerplate", "p"))
+def test_passages_come_from_main_blocks_only() -> None:
+    text = "Menu Home News Sport Weather\n\nFirst paragraph of the story, as the reader sees it."
+    blocks = (Block(0, 28, "boilerplate", "p"), Block(30, len(text), "main", "p"))
     page = Page(text=text, title="Story", blocks=blocks)
-    assert all(b.role == "main" for b in main_content(page).blocks)
-    assert [p.text for p in passages(page)] == [text]
-    kept = parse_page(DOC)
-    assert main_content(kept) is kept
+    assert [p.text for p in passages(page)] == [text[30:]]
+    assert passages(parse_page(DOC))  # a parsed page with text always has main blocks

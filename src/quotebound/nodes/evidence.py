@@ -16,7 +16,6 @@ from quotebound.context import Context
 from quotebound.errors import StoreError
 from quotebound.injection import addresses_the_model
 from quotebound.nodes.events import emit
-from quotebound.passages import main_content
 from quotebound.ranking import rank_pages
 from quotebound.rawstore import get_raw_page, parsed_page
 from quotebound.records import EvidenceItem
@@ -52,7 +51,7 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
         page = await get_raw_page(runtime.store, thread_id, sid)
         if page is None:
             continue
-        parsed = main_content(parsed_page(page))
+        parsed = parsed_page(page)
         fresh = [c for c in extract_candidates(parsed, source_id=sid) if c.evidence_id not in known]
         kept = [c for c in fresh if not addresses_the_model(c.quote)]
         set_aside += len(fresh) - len(kept)
