@@ -41,13 +41,14 @@ _POSITIVE = re.compile(
 """Words of class and id names that mark an article's container."""
 _ANYWHERE = _words(
     """
-    advert banner combx comment gdpr cookie consent masthead outbrain taboola promo related
-    recommend share sharing social shoutbox sidebar skyscraper sponsor shopping breadcrumb byline
-    author dateline timestamp newsletter subscribe signup popup modal pagination login rating
-    disqus respond caption copyright affiliate siguenos disclaimer callout infobox simplenews
-    facebook instagram whatsapp pinterest trending footer
+    advert banner combx comment gdpr cookie consent masthead outbrain taboola recommend sharing
+    social shoutbox sidebar skyscraper sponsor shopping breadcrumb byline dateline timestamp
+    newsletter subscribe signup popup modal pagination disqus caption copyright affiliate
+    siguenos disclaimer callout infobox simplenews facebook instagram whatsapp pinterest trending
+    footer
     """
 )
+_AT_START = _words("share related author rating respond promo login search")
 _AT_EDGE = _words(
     """
     foot meta scroll tags tool nav menu pager reply credit follow letter legend bio popular
@@ -55,13 +56,14 @@ _AT_EDGE = _words(
     """
 )
 _NEGATIVE = re.compile(
-    rf"(?<![a-z])ads?(?![a-z])|(?<![a-z])search|(?<!elementor-)widget|{trie_pattern(_ANYWHERE)}"
-    rf"|(?<![a-z]){trie_pattern(_AT_EDGE)}|{trie_pattern(_AT_EDGE)}(?![a-z])"
+    rf"(?<![a-z])ads?(?![a-z])|(?<!elementor-)widget|{trie_pattern(_ANYWHERE)}"
+    rf"|(?<![a-z]){trie_pattern(_AT_START + _AT_EDGE)}|{trie_pattern(_AT_EDGE)}(?![a-z])"
 )
 """Words of class and id names that mark boilerplate boxes. Distinctive words count anywhere
-in a name (``sidebarRight``, ``post-share-tools``); short ones only at the start or end of a
-word (``navbar``, ``post-meta``, not ``apageroot``); page builders' ``elementor-widget`` is no
-widget."""
+in a name (``sidebarRight``, ``post-sharing-tools``); others only where a word starts
+(``share-bar``, ``relatedPosts``, not ``generating``, ``unrelated``) or, short ones, where one
+starts or ends (``navbar``, ``post-meta``, not ``apageroot``); page builders'
+``elementor-widget`` is no widget."""
 _CLASS_WEIGHT = 25.0
 _TAG_WEIGHT = {
     "article": 20.0,
@@ -105,6 +107,9 @@ NEGATIVE = 1
 """Flag: the container looks like boilerplate (by class, id, tag or ARIA role)."""
 HIDDEN = 2
 """Flag: the container is hidden from readers (``hidden``)."""
+BODY = 4
+"""Flag: the page names the container as its main content or article (``<main>``,
+``<article>``, ``role=main``, ``itemprop=articleBody``)."""
 
 
 SHORT_CHARS = 160
@@ -157,9 +162,12 @@ def node_info(tag: str, attrs: dict[str, str | None]) -> tuple[float, int]:
         flags |= NEGATIVE
     if role in ("main", "article"):
         weight += _LANDMARK_WEIGHT
+        flags |= BODY
     if (attrs.get("itemprop") or "").strip().lower() == "articlebody":
         weight += _ARTICLE_BODY_WEIGHT
-        flags &= ~NEGATIVE
+        flags = (flags & ~NEGATIVE) | BODY
+    if tag in _ARTICLE_TAGS:
+        flags |= BODY
     if "hidden" in attrs:
         flags |= HIDDEN
     return weight, flags
@@ -325,6 +333,14 @@ def _region(
     up = parent[top]
     while up >= 0 and final[up] > last:
         top, last, up = up, final[up], parent[up]
+    # A container the page names as its main content or article, around the candidate, is the
+    # region: documentation splits one body into many sections, each a candidate of its own.
+    up = parent[top]
+    while up >= 0 and not nodes.flags[top] & BODY:
+        if nodes.flags[up] & BODY:
+            top = up
+            break
+        up = parent[up]
     roots = {top}
     # Other strong candidates elsewhere (a lead above, a second column) join, unless they sit
     # in a boilerplate-looking container the chosen one is not in.
