@@ -40,7 +40,7 @@ from quotebound.rawstore import parsed_page
 from quotebound.runner import run_research
 
 BENCH = Path(__file__).parent
-NEWS_ARCHIVE = Path("/work/shared/data/trafilatura-eval.tar.xz")
+NEWS_ARCHIVE = BENCH.resolve().parents[1] / "shared" / "data" / "trafilatura-eval.tar.xz"
 THRESHOLDS = {"questions": 0.85, "two_part": 0.80, "unanswerable": 0.90}
 MEDIAN_S = 3.0
 
@@ -54,10 +54,10 @@ class Corpus:
 
 
 def _news_root() -> Path | None:
-    """The trafilatura evaluation pages: /work/data/tev/tests, else unpacked into the cache."""
-    for root in (Path("/work/data/tev/tests"), _cache() / "tev" / "tests"):
-        if (root / "eval").is_dir():
-            return root
+    """The trafilatura evaluation pages, unpacked from the shared archive into the cache once."""
+    root = _cache() / "tev" / "tests"
+    if (root / "eval").is_dir():
+        return root
     if not NEWS_ARCHIVE.is_file():
         return None
     target = _cache() / "tev"
