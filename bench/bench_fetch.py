@@ -52,7 +52,7 @@ async def timed_fetch_many(servers: list[LoopbackServer], urls: list[str]) -> fl
     return elapsed
 
 
-async def main() -> None:
+async def main() -> int:
     servers = [LoopbackServer().start() for _ in range(SOURCES)]
     try:
         for server in servers:
@@ -70,7 +70,8 @@ async def main() -> None:
     print(f"fetch stage (fetch_many of all {SOURCES}): {stage * 1000:.0f} ms")
     print(f"ratio stage / slowest single: {ratio:.2f}")
     print(f"target <= {TARGET}: {'met' if ratio <= TARGET else 'NOT met'}")
+    return 0 if ratio <= TARGET else 1
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    sys.exit(asyncio.run(main()))

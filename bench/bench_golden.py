@@ -15,6 +15,7 @@ import asyncio
 import itertools
 import json
 import statistics
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -64,7 +65,7 @@ async def _evaluate(
     return answered, node_times
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--profile", default=None, choices=["chat", "deep"])
     ap.add_argument("--only", default=None, choices=["single", "two_part"])
@@ -74,6 +75,7 @@ def main() -> None:
     embedded_corpus().refresh()
     print(f"embedded corpus ready (built/indexed if needed) in {time.perf_counter() - t:.1f} s")
     sets = [("single", golden["questions"], "chat"), ("two_part", golden["two_part"], "deep")]
+    missed = False
     for name, items, default_profile in sets:
         if args.only and args.only != name:
             continue
@@ -86,6 +88,7 @@ def main() -> None:
             f"= {share:.0%}  (target >= 80%: {'met' if share >= 0.8 else 'NOT met'})"
         )
         total = times.pop("total")
+        missed = missed or share < 0.8 or statistics.median(total) > 3
         print(
             f"time per question after indexing: median {statistics.median(total):.2f} s, "
             f"max {max(total):.2f} s  (target <= 3 s: "
@@ -96,7 +99,8 @@ def main() -> None:
                 f"  {phase:<17} median {statistics.median(values) * 1000:8.1f} ms  "
                 f"total {sum(values):6.2f} s over {len(values)} calls"
             )
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

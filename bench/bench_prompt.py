@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import pydoc
+import sys
 
 from quotebound.compose import MAX_PROMPT_CHARS, build_compose_messages
 from quotebound.records import EvidenceItem
@@ -59,6 +60,9 @@ def _evidence(module: str, text: str, *, adversarial: bool) -> list[EvidenceItem
                 end=len(quote),
                 words=len(quote.split()),
                 relevance=score,
+                parts=[score],
+                score=score,
+                context="",
                 verification={
                     "status": "PASS",
                     "method": "exact",
@@ -92,12 +96,13 @@ def _measure(label: str, pages: dict[str, str], *, adversarial: bool) -> bool:
     return met
 
 
-def main() -> None:
+def main() -> int:
     pages = {m: _page(m) for m in MODULES}
     real = _measure("pydoc", pages, adversarial=False)
     worst = _measure("adversarial", pages, adversarial=True)
     print(f"overall target <= {MAX_PROMPT_CHARS:,}: {'met' if real and worst else 'NOT met'}")
+    return 0 if real and worst else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
