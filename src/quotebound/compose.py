@@ -132,6 +132,11 @@ def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
     chosen: list[EvidenceItem] = []
     per_source: Counter[str] = Counter()
     remaining = list(items)
+    for best in _part_leaders(items)[:limit]:
+        # A question in parts: the best quote for each part first, so no part is crowded out.
+        remaining.remove(best)
+        chosen.append(best)
+        per_source[best["source_id"]] += 1
     while remaining and len(chosen) < limit:
 
         def score(item: EvidenceItem) -> tuple[float, str]:
@@ -151,6 +156,23 @@ def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
             e for e in remaining if _similarity(e["quote"], best["quote"]) < _NEAR_DUPLICATE
         ]
     return chosen
+
+
+def _part_leaders(items: list[EvidenceItem]) -> list[EvidenceItem]:
+    """For a question in several parts, the best quote for each part that answers it (by its
+    relevance to that part, then score), distinct, in part order; none for a one-part one."""
+    leaders: list[EvidenceItem] = []
+    parts = max((len(e["parts"]) for e in items), default=0)
+    for part in range(parts if parts > 1 else 0):
+        answering = [e for e in items if len(e["parts"]) > part and e not in leaders]
+        best = min(
+            answering,
+            key=lambda e: (-e["parts"][part], -e["score"], e["evidence_id"]),
+            default=None,
+        )
+        if best is not None and best["parts"][part] >= RELEVANCE_THRESHOLD:
+            leaders.append(best)
+    return leaders
 
 
 def _claim(question: str, item: EvidenceItem) -> str:

@@ -1,6 +1,7 @@
 """What a question asks for: its type and the shape of text that can answer it.
 
-"How many ..." wants a number, "when ..." or "which version ..." a date or version, "which
+"How many ..." wants a number, "when did ..." or "which version ..." a date or version (a
+present-tense "when does ..." asks for a condition, and a leading "When I ..." is a clause), "which
 PEP ..." a PEP number, "what does X return" a return value, "who ..." a name, "what is the
 default ..." a default. Ranking prefers passages, and the extractive composer sentences, that
 have the expected shape; a question of no particular type expects nothing in particular.
@@ -34,7 +35,8 @@ _TYPES: tuple[tuple[QuestionType, re.Pattern[str]], ...] = (
     (
         QuestionType.VERSION,
         re.compile(
-            r"^\s*when\b|\b(?:which|what)\s+(?:\w+\s+)?(?:version|release|year|date)\b"
+            r"^\s*when\s+(?:did|was|were|has|have|had)\b"
+            r"|\b(?:which|what)\s+(?:\w+\s+)?(?:version|release|year|date)\b"
             r"|\bsince\s+when\b|\bin\s+which\s+(?:version|release|year)\b",
             re.I,
         ),
@@ -85,12 +87,18 @@ def question_type(question: str) -> QuestionType:
 _SHAPED = frozenset({QuestionType.COUNT, QuestionType.VERSION, QuestionType.PEP})
 """Types whose answer is a number, a version or date, or a PEP: a passage without one may be
 about the subject but does not answer the question."""
+_SOFT_COUNT = re.compile(r"\bhow\s+(?:long|large|big|often)\b", re.I)
+"""Amounts that are often answered in words ("until the transaction commits", "larger than
+memory"): a number fits them best, but its absence does not rule a passage out."""
 
 
 def answers_shape(question: str, text: str) -> bool:
     """Whether ``text`` can answer ``question`` by shape: it fits when the question's type
-    demands a number, version, date or PEP; always for other types."""
+    demands a number ("how many", "how much"), a version or date, or a PEP; always for other
+    types and for amounts often given in words ("how long", "how big")."""
     kind = question_type(question)
+    if kind is QuestionType.COUNT and _SOFT_COUNT.search(question):
+        return True
     return kind not in _SHAPED or fits(kind, text)
 
 

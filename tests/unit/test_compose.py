@@ -418,3 +418,24 @@ def test_parse_json_loosely_repairs_common_model_mistakes() -> None:
         parse_json_loosely("no json here")
     with pytest.raises(ValueError, match="invalid JSON"):
         parse_json_loosely('{"a": ')
+
+
+def test_extractive_keeps_the_best_quote_of_each_part_when_one_part_scores_higher() -> None:
+    question = "How does the widget cache expire entries, and which port does the server use?"
+    caches = [
+        Page(url=f"https://{host}.example/cache", title=host, text=text)
+        for host, text in (
+            ("a", "The widget cache expires entries after one hour of inactivity."),
+            ("c", "Entries in the widget cache expire when the cache is full."),
+        )
+    ]
+    server = Page(
+        url="https://b.example/server", title="B", text="The server listens on port 8080."
+    )
+    evidence = [evidence_for(question, page, page.text) for page in caches]
+    port = evidence_for(question, server, server.text)
+    # The port quote scores lowest overall, as an answer to a short part often does.
+    evidence.append({**port, "score": min(e["score"] for e in evidence) - 0.3})
+    assert port["parts"][1] >= RELEVANCE_THRESHOLD
+    chosen = compose_extractive(question, evidence, max_findings=2)["findings"]
+    assert server.url in [f["url"] for f in chosen]

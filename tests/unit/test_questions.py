@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quotebound.questions import QuestionType, fits, question_type
+from quotebound.questions import QuestionType, answers_shape, fits, question_type
 
 
 @pytest.mark.parametrize(
@@ -19,6 +19,10 @@ from quotebound.questions import QuestionType, fits, question_type
         ("What is the default timeout?", QuestionType.DEFAULT),
         ("What is the difference between copy and deepcopy?", QuestionType.DIFFERENCE),
         ("How do I copy a directory tree?", QuestionType.GENERAL),
+        ("When did the mine close?", QuestionType.VERSION),
+        # A present-tense "when" asks for a condition; a leading "When I ..." is a clause.
+        ("When does a LISTEN take effect?", QuestionType.GENERAL),
+        ("When COPY writes to a file, can the name be relative?", QuestionType.GENERAL),
     ],
 )
 def test_question_types(question: str, kind: QuestionType) -> None:
@@ -32,3 +36,12 @@ def test_answer_shapes() -> None:
     assert fits(QuestionType.VERSION, "New in version 3.9.")
     assert fits(QuestionType.RETURN, "Returns a new list.")
     assert not fits(QuestionType.GENERAL, "Anything at all.")
+
+
+def test_amounts_often_given_in_words_do_not_demand_a_number() -> None:
+    big = "How big should a table be before partitioning it?"
+    assert question_type(big) is QuestionType.COUNT
+    assert answers_shape(big, "The table should exceed the physical memory of the server.")
+    many = "How many connections does the pool keep?"
+    assert not answers_shape(many, "The pool keeps some connections.")
+    assert answers_shape(many, "The pool keeps 12 connections.")
