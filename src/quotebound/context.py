@@ -84,6 +84,10 @@ class Context:
     min_sources: int | None = _f("Documents that must be fetched before evidence is read.")
     search_results: int | None = _f("Results asked of a provider per query.")
     fetch_timeout_s: float | None = _f("Seconds allowed for one fetch.")
+    max_page_mb: float | None = _f(
+        "Largest page read, in megabytes (10^6 bytes): a web body or a corpus file; larger "
+        "ones fail with too_large."
+    )
     time_budget_s: float | None = _f("Seconds allowed for the whole run; then it finishes.")
     max_revisions: int | None = _f("Compose revisions after a failed quality review.")
     composer: Composer | None = _f(  # noqa: RUF009
@@ -138,6 +142,7 @@ _DEFAULTS: dict[str, Any] = {
     "tavily_topic": "general",
     "tavily_raw_content": False,
     "respect_robots": True,
+    "max_page_mb": 5.0,
     **PROFILES["chat"],
 }
 
@@ -202,6 +207,7 @@ _POSITIVE = (
     "search_results",
     "fetch_timeout_s",
     "time_budget_s",
+    "max_page_mb",
 )
 
 

@@ -43,7 +43,14 @@ from quotebound.search import SearchCandidate, SearchResponse, search_response
 from quotebound.tiers import TrustTier
 from quotebound.urls import canonical_url
 
-__all__ = ["MEDIA_TYPES", "IndexStats", "LocalCorpus", "default_index_path", "fts_query"]
+__all__ = [
+    "MAX_DOCUMENT_BYTES",
+    "MEDIA_TYPES",
+    "IndexStats",
+    "LocalCorpus",
+    "default_index_path",
+    "fts_query",
+]
 
 MEDIA_TYPES = {
     ".html": "text/html",
@@ -55,6 +62,8 @@ MEDIA_TYPES = {
     ".pdf": "application/pdf",
 }
 """File suffixes the corpus indexes, and the media type each is read as."""
+MAX_DOCUMENT_BYTES = 5_000_000
+"""The default cap on a corpus file's size, the same as a web page's."""
 
 _INDEX_FORMAT = "5"
 _SCHEMA = """
@@ -161,10 +170,12 @@ class LocalCorpus:
         url_for: Callable[[str], str] | None = None,
         note_for: Callable[[str], str] | None = None,
         endpoint: str | None = None,
+        max_bytes: int = MAX_DOCUMENT_BYTES,
     ) -> None:
         """``url_for`` (a document path → its public URL) overrides ``base_url``; ``note_for``
         (a document path → a note) adds a note to each document's title in parentheses;
-        ``endpoint`` is what provider runs record (default: ``base_url`` or the root's URI)."""
+        ``endpoint`` is what provider runs record (default: ``base_url`` or the root's URI);
+        files over ``max_bytes`` are neither indexed nor read (``too_large``)."""
         self.root = _readable_root(root)
         if base_url is not None:
             parts = urlsplit(base_url)
@@ -174,6 +185,7 @@ class LocalCorpus:
         self.base_url = base_url
         self.index_path = Path(index_path) if index_path else default_index_path(self.root)
         self.tier = TrustTier(tier)
+        self.max_bytes = max_bytes
         self.name = name
         self.endpoint = endpoint or base_url or self.root.as_uri()
         self._url_for = url_for
@@ -256,6 +268,11 @@ class LocalCorpus:
                 row = known.get(rel)
                 if row is not None and row[:2] == (st.st_size, st.st_mtime_ns):
                     counts["unchanged"] += 1
+                    continue
+                if st.st_size > self.max_bytes:
+                    log.warning("corpus: skipping %s: %s", rel, self._too_large(st.st_size))
+                    counts["skipped"] += 1
+                    seen.discard(rel)
                     continue
                 body = path.read_bytes()
             except OSError as exc:
@@ -386,6 +403,9 @@ class LocalCorpus:
         """
         path = self._path_of(document)
         try:
+            size = path.stat().st_size
+            if size > self.max_bytes:
+                raise FetchError(Reason.TOO_LARGE, f"{document}: {self._too_large(size)}")
             body = await asyncio.to_thread(path.read_bytes)
         except FileNotFoundError as exc:
             raise FetchError(
@@ -397,6 +417,12 @@ class LocalCorpus:
             ) from exc
         page, _ = await asyncio.to_thread(self._parse, document, body)
         return page
+
+    def _too_large(self, size: int) -> str:
+        return (
+            f"{size} bytes, over the {self.max_bytes} byte cap on a document "
+            "(QUOTEBOUND_MAX_PAGE_MB)"
+        )
 
     def _path_of(self, document: str) -> Path:
         rel = PurePosixPath(document)

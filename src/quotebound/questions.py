@@ -87,18 +87,12 @@ def question_type(question: str) -> QuestionType:
 _SHAPED = frozenset({QuestionType.COUNT, QuestionType.VERSION, QuestionType.PEP})
 """Types whose answer is a number, a version or date, or a PEP: a passage without one may be
 about the subject but does not answer the question."""
-_SOFT_COUNT = re.compile(r"\bhow\s+(?:long|large|big|often)\b", re.I)
-"""Amounts that are often answered in words ("until the transaction commits", "larger than
-memory"): a number fits them best, but its absence does not rule a passage out."""
 
 
 def answers_shape(question: str, text: str) -> bool:
     """Whether ``text`` can answer ``question`` by shape: it fits when the question's type
-    demands a number ("how many", "how much"), a version or date, or a PEP; always for other
-    types and for amounts often given in words ("how long", "how big")."""
+    demands a number, version, date or PEP; always for other types."""
     kind = question_type(question)
-    if kind is QuestionType.COUNT and _SOFT_COUNT.search(question):
-        return True
     return kind not in _SHAPED or fits(kind, text)
 
 

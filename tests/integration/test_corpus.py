@@ -276,3 +276,22 @@ def test_a_missing_or_unreadable_root_is_a_config_error(tmp_path: Path) -> None:
         LocalCorpus(tmp_path / "file.txt")
     with pytest.raises(ConfigError, match="base_url"):
         LocalCorpus(tmp_path, base_url="ftp://x/")
+
+
+async def test_a_file_over_the_size_cap_is_neither_indexed_nor_read(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "small.md").write_text("# Small\n\nThe quokka cache keeps entries for an hour.\n")
+    (docs / "huge.md").write_text("# Huge\n\n" + "The quokka cache grows. " * 2000)
+    corpus = LocalCorpus(docs, index_path=tmp_path / "i.sqlite", max_bytes=10_000)
+    stats = corpus.refresh()
+    assert (stats.added, stats.skipped) == (1, 1)
+    assert await top(corpus, "quokka cache") == ["small.md"]
+    with pytest.raises(FetchError) as caught:
+        await corpus.read("huge.md")
+    assert caught.value.reason is Reason.TOO_LARGE
+    assert "over the 10000 byte cap" in str(caught.value)
+    assert "QUOTEBOUND_MAX_PAGE_MB" in str(caught.value)
+    raised = LocalCorpus(docs, index_path=tmp_path / "j.sqlite", max_bytes=100_000)
+    assert raised.refresh().added == 2
+    assert (await raised.read("huge.md")).text is not None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from quotebound.context import PROFILES, Context, make_context
@@ -102,3 +104,18 @@ def test_make_context_keeps_only_the_choices_so_run_options_still_apply() -> Non
     assert ctx.max_rounds is None
     resolved = ctx.resolved(profile="deep")  # e.g. a profile in the graph input
     assert (resolved.max_sources, resolved.max_rounds) == (3, PROFILES["deep"]["max_rounds"])
+
+
+def test_the_page_size_cap_reaches_the_fetcher_and_the_corpus(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from quotebound.nodes.deps import Deps
+
+    monkeypatch.setenv("QUOTEBOUND_MAX_PAGE_MB", "0.5")
+    settings = Context(provider="corpus", corpus_dir=str(tmp_path)).resolved()
+    toolkit = Deps().toolkit(settings)
+    assert toolkit.fetch_policy.max_bytes == 500_000
+    assert [c.max_bytes for c in toolkit.corpora.values()] == [500_000]
+    monkeypatch.setenv("QUOTEBOUND_MAX_PAGE_MB", "0")
+    with pytest.raises(ConfigError, match="max_page_mb"):
+        Context().resolved()

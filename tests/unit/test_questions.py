@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quotebound.questions import QuestionType, answers_shape, fits, question_type
+from quotebound.questions import QuestionType, fits, question_type
 
 
 @pytest.mark.parametrize(
@@ -36,12 +36,3 @@ def test_answer_shapes() -> None:
     assert fits(QuestionType.VERSION, "New in version 3.9.")
     assert fits(QuestionType.RETURN, "Returns a new list.")
     assert not fits(QuestionType.GENERAL, "Anything at all.")
-
-
-def test_amounts_often_given_in_words_do_not_demand_a_number() -> None:
-    big = "How big should a table be before partitioning it?"
-    assert question_type(big) is QuestionType.COUNT
-    assert answers_shape(big, "The table should exceed the physical memory of the server.")
-    many = "How many connections does the pool keep?"
-    assert not answers_shape(many, "The pool keeps some connections.")
-    assert answers_shape(many, "The pool keeps 12 connections.")

@@ -88,6 +88,13 @@ class Deps:
             run_budget_s=float(settings.time_budget_s or policy.run_budget_s),
             respect_robots=bool(settings.respect_robots),
         )
+        if self.fetch_policy is None:  # an explicit policy keeps its own caps
+            cap = _page_bytes(settings)
+            policy = replace(
+                policy,
+                max_bytes=cap,
+                max_decompressed_bytes=max(policy.max_decompressed_bytes, 4 * cap),
+            )
         model = self.chat_model
         if model is None and settings.composer != "extractive":
             model = chat_model_from_env(
@@ -119,7 +126,12 @@ def _local_corpus(settings: Context, roots: Sequence[Path] | None) -> LocalCorpu
         root,
         base_url=settings.corpus_base_url or None,
         tier=TrustTier(settings.corpus_tier or TrustTier.PRIMARY_SOURCE),
+        max_bytes=_page_bytes(settings),
     )
+
+
+def _page_bytes(settings: Context) -> int:
+    return int(float(settings.max_page_mb or 5.0) * 1_000_000)
 
 
 def _providers(settings: Context, roots: Sequence[Path] | None) -> list[SearchProvider]:

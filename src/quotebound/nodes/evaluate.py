@@ -78,6 +78,9 @@ def assess(state: ResearchState, *, now: float) -> Assessment:
     # Some part must be answered: evidence on the subject without the number, version or date
     # that was asked for is not an answer.
     stop = "compose" if relevant and len(gaps) < len(parts) else "insufficient"
+    if now >= float(state.get("deadline") or 0):
+        # Over budget the run stops and says so, whatever it found in time.
+        return Assessment(stop, "timeout", gaps, "the run's time budget is spent")
     if not gaps and relevant:
         return Assessment(
             "compose",
@@ -85,8 +88,6 @@ def assess(state: ResearchState, *, now: float) -> Assessment:
             gaps,
             f"every part of the question has verified evidence from {sources} source(s)",
         )
-    if now >= float(state.get("deadline") or 0):
-        return Assessment(stop, "timeout", gaps, "the run's time budget is spent")
     if round_no >= int(settings["max_rounds"]):
         return Assessment(
             stop, "budget_exhausted", gaps, f"{round_no} of {settings['max_rounds']} rounds used"

@@ -6,18 +6,22 @@ came from, so nothing that was not found verbatim there can become evidence.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import time
 from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
 from quotebound.audit import with_record
-from quotebound.candidates import HASH_VERSION, extract_candidates
+from quotebound.candidates import HASH_VERSION, Candidate, extract_candidates
 from quotebound.context import Context
 from quotebound.errors import StoreError
 from quotebound.injection import addresses_the_model
 from quotebound.nodes.events import emit
-from quotebound.ranking import rank_pages
-from quotebound.rawstore import get_raw_page, parsed_page
+from quotebound.parsing import Page
+from quotebound.ranking import Ranked, rank_pages
+from quotebound.rawstore import RawPage, get_raw_page, parsed_page
 from quotebound.records import EvidenceItem
 from quotebound.state import ResearchState
 from quotebound.verification import verify_quote
@@ -34,30 +38,55 @@ async def page_text(runtime: Runtime[Context], thread_id: str, sid: str) -> str:
     page = await get_raw_page(runtime.store, thread_id, sid)
     if page is None:
         raise StoreError(f"page {sid} is not stored on thread {thread_id}")
-    return parsed_page(page).text
+    return (await asyncio.to_thread(parsed_page, page)).text
 
 
-async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Candidate quotes from this round's pages, ranked against the question."""
-    assert runtime.store is not None
-    thread_id = str(state["thread_id"])
-    question = state["question"]
-    sources = {s["source_id"]: s for s in state.get("fetched") or []}
-    known = {e["evidence_id"] for e in state.get("evidence") or []}
-    pending: list[dict[str, Any]] = []
+def _rank_round(
+    question: str, pages: list[tuple[str, RawPage]], known: set[str], deadline: float
+) -> tuple[list[tuple[str, list[Ranked]]], int, int]:
+    """Parse, cut and rank this round's pages (CPU work, run in a worker thread): each page's
+    ranked new candidates, the passages set aside as addressing the model, and the pages left
+    unread because the run's time budget ran out."""
+    read: list[tuple[str, tuple[Page, str, list[Candidate]]]] = []
     set_aside = 0
-    pages = []
-    for sid in state.get("round_sources") or []:
-        page = await get_raw_page(runtime.store, thread_id, sid)
-        if page is None:
-            continue
+    for i, (sid, page) in enumerate(pages):
+        if time.time() >= deadline:
+            return _ranked(question, read), set_aside, len(pages) - i
         parsed = parsed_page(page)
         fresh = [c for c in extract_candidates(parsed, source_id=sid) if c.evidence_id not in known]
         kept = [c for c in fresh if not addresses_the_model(c.quote)]
         set_aside += len(fresh) - len(kept)
-        pages.append((sid, (parsed, sources[sid]["title"], kept)))
-    ranked_pages = rank_pages(question, [p for _, p in pages])
-    for (sid, _), ranked in zip(pages, ranked_pages, strict=True):
+        read.append((sid, (parsed, page.title, kept)))
+    return _ranked(question, read), set_aside, 0
+
+
+def _ranked(
+    question: str, read: list[tuple[str, tuple[Page, str, list[Candidate]]]]
+) -> list[tuple[str, list[Ranked]]]:
+    ranked = rank_pages(question, [p for _, p in read])
+    return [(sid, r) for (sid, _), r in zip(read, ranked, strict=True)]
+
+
+async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Candidate quotes from this round's pages, ranked against the question.
+
+    The parsing and ranking run in a worker thread, so a large page never stalls the event
+    loop other runs share; once the run's deadline has passed, the pages not yet read are left
+    and a warning says how many."""
+    assert runtime.store is not None
+    thread_id = str(state["thread_id"])
+    sources = {s["source_id"]: s for s in state.get("fetched") or []}
+    known = {e["evidence_id"] for e in state.get("evidence") or []}
+    pages = []
+    for sid in state.get("round_sources") or []:
+        page = await get_raw_page(runtime.store, thread_id, sid)
+        if page is not None:
+            pages.append((sid, dataclasses.replace(page, title=sources[sid]["title"])))
+    ranked_pages, set_aside, unread = await asyncio.to_thread(
+        _rank_round, state["question"], pages, known, float(state.get("deadline") or 0)
+    )
+    pending: list[dict[str, Any]] = []
+    for sid, ranked in ranked_pages:
         for r in ranked[:MAX_CANDIDATES_PER_SOURCE]:
             c = r.candidate
             pending.append(
@@ -87,41 +116,77 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
             "sources": list(state.get("round_sources") or []),
             "hash_version": HASH_VERSION,
         },
-        response_summary={"candidates": len(pending), "addressing_the_model": set_aside},
+        response_summary={
+            "candidates": len(pending),
+            "addressing_the_model": set_aside,
+            "unread_for_time": unread,
+        },
     )
     warnings = list(state.get("warnings") or [])
     if set_aside:
         warnings.append(
             f"extract_evidence: {set_aside} passage(s) addressing the model set aside (injection)"
         )
+    if unread:
+        warnings.append(f"extract_evidence: time budget spent; {unread} page(s) not read")
     update = {"pending": pending, "records": records, "warnings": warnings}
     emit(runtime, {**state, **update}, "extract_evidence", f"{len(pending)} candidate quotes")
     return update
 
 
-async def verify_evidence(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Verify each pending quote against its stored page; keep every result, PASS or FAIL."""
-    thread_id = str(state["thread_id"])
-    texts: dict[str, str] = {}
+def _verify_all(
+    pending: list[dict[str, Any]], pages: dict[str, RawPage], deadline: float
+) -> tuple[list[EvidenceItem], int]:
+    """Verify each pending quote against its page (CPU work, run in a worker thread) until the
+    deadline: the results, PASS or FAIL, and how many quotes were left unverified."""
     new: list[EvidenceItem] = []
-    for p in state.get("pending") or []:
-        sid = p["source_id"]
-        if sid not in texts:
-            texts[sid] = await page_text(runtime, thread_id, sid)
-        v = verify_quote(p["quote"], texts[sid])
+    for i, p in enumerate(pending):
+        if time.time() >= deadline:
+            return new, len(pending) - i
+        v = verify_quote(p["quote"], parsed_page(pages[p["source_id"]]).text)
         new.append(cast(EvidenceItem, {**p, "verification": v.to_dict()}))
+    return new, 0
+
+
+async def verify_evidence(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Verify each pending quote against its stored page; keep every result, PASS or FAIL.
+
+    Verification runs in a worker thread. Quotes left when the run's deadline passes are not
+    evidence (they are dropped unverified, never shown), and a warning says how many."""
+    assert runtime.store is not None
+    thread_id = str(state["thread_id"])
+    pending = list(state.get("pending") or [])
+    pages: dict[str, RawPage] = {}
+    for sid in dict.fromkeys(p["source_id"] for p in pending):
+        page = await get_raw_page(runtime.store, thread_id, sid)
+        if page is None:
+            raise StoreError(f"page {sid} is not stored on thread {thread_id}")
+        pages[sid] = page
+    new, unverified = await asyncio.to_thread(
+        _verify_all, pending, pages, float(state.get("deadline") or 0)
+    )
     passed = sum(1 for e in new if e["verification"]["status"] == "PASS")
     records = with_record(
         state,
         "verify_evidence",
-        request={"candidates": len(new)},
-        response_summary={"passed": passed, "failed": len(new) - passed},
+        request={"candidates": len(pending)},
+        response_summary={
+            "passed": passed,
+            "failed": len(new) - passed,
+            "unverified_for_time": unverified,
+        },
         tier=min((e["trust_tier"] for e in new), default=None),
     )
+    warnings = list(state.get("warnings") or [])
+    if unverified:
+        warnings.append(
+            f"verify_evidence: time budget spent; {unverified} quote(s) left unverified"
+        )
     update = {
         "evidence": [*(state.get("evidence") or []), *new],
         "pending": [],
         "records": records,
+        "warnings": warnings,
     }
     emit(runtime, {**state, **update}, "verify_evidence", f"{passed} of {len(new)} quotes verified")
     return update

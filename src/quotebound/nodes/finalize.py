@@ -86,6 +86,8 @@ async def finalize(state: ResearchState, runtime: Runtime[Context]) -> dict[str,
         missing = "; ".join(state.get("gaps") or [])
     elif status == "insufficient_evidence":
         missing = _missing(state)
+    if missing is not None and _stop_reason(state) == "timeout":
+        missing = f"the run's time budget ran out before it was done; {missing}"
     elif status == "verified_disabled":
         missing = state.get("disabled_reason") or "verification is disabled"
     sources: list[SourceInfo] = [*(state.get("fetched") or []), *(state.get("failed") or [])]
