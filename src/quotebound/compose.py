@@ -54,6 +54,7 @@ from quotebound.verification import verify_quote
 __all__ = [
     "MAX_PROMPT_CHARS",
     "ComposeError",
+    "answers",
     "build_compose_messages",
     "composable_evidence",
     "compose_extractive",
@@ -69,6 +70,8 @@ _MAX_QUESTION_CHARS = 1_000
 _MAX_FEEDBACK_LINES = 12
 _MAX_FEEDBACK_CHARS = 300
 _MAX_ANSWER_SENTENCES = 3
+_RETRIEVED_TOP = 3
+"""How many of the search's best passages count as "best" for that."""
 _SAME_SOURCE_PENALTY = 0.25
 _SIMILARITY_PENALTY = 0.5
 _NEAR_DUPLICATE = 0.8
@@ -90,11 +93,22 @@ class ComposeError(QuoteboundError):
     """The model's composition is malformed beyond repair; the caller composes extractively."""
 
 
+def answers(item: EvidenceItem, part: int | None = None) -> bool:
+    """Whether a quote answers the question (or its ``part``-th sub-question): relevant enough
+    on its own words, or relevant enough to support an answer and inside one of the passages
+    the search ranked best across the whole corpus, two rankings that agree."""
+    score = item["relevance"] if part is None else item["parts"][part]
+    found = item.get("retrieved")
+    return score >= RELEVANCE_THRESHOLD or (
+        score >= SUPPORT_THRESHOLD and found is not None and found < _RETRIEVED_TOP
+    )
+
+
 def composable_evidence(evidence: Sequence[EvidenceItem]) -> list[EvidenceItem]:
     """Verified (PASS) evidence that may be composed, best first, one per id: none unless some
-    reaches the relevance threshold; then all that reach the support threshold."""
+    answers the question (:func:`answers`); then all that reach the support threshold."""
     passed = [e for e in evidence if e["verification"]["status"] == "PASS"]
-    if not any(e["relevance"] >= RELEVANCE_THRESHOLD for e in passed):
+    if not any(answers(e) for e in passed):
         return []
     seen: dict[str, EvidenceItem] = {}
     for item in passed:
@@ -170,7 +184,7 @@ def _part_leaders(items: list[EvidenceItem]) -> list[EvidenceItem]:
             key=lambda e: (-e["parts"][part], -e["score"], e["evidence_id"]),
             default=None,
         )
-        if best is not None and best["parts"][part] >= RELEVANCE_THRESHOLD:
+        if best is not None and answers(best, part):
             leaders.append(best)
     return leaders
 

@@ -37,7 +37,7 @@ from quotebound.documents import decode_document
 from quotebound.duplicates import content_words, same_content
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.parsing import Page
-from quotebound.passages import passages
+from quotebound.passages import passage_head, passages
 from quotebound.rawstore import RawPage, parsed_page
 from quotebound.search import SearchCandidate, SearchResponse, search_response
 from quotebound.tiers import TrustTier
@@ -81,6 +81,8 @@ FROM passages WHERE passages MATCH ? ORDER BY score, path, rowid LIMIT ?
 """
 _PASSAGES_SEARCHED = 400
 """Best passages a search ranks pages by."""
+_PASSAGES_KEPT = 3
+"""A result's best matching passages that the ranking of its quotes hears of."""
 _SECOND_PASSAGE = 0.25
 """A page's score is its best passage's plus this share of its second best's."""
 _SNIPPET_WORDS = 40
@@ -357,8 +359,11 @@ class LocalCorpus:
         with closing(self._connect()) as db:
             rows = db.execute(_SEARCH, (match, _PASSAGES_SEARCHED)).fetchall()
             pages: dict[str, list[tuple[float, str, str]]] = {}
-            for path, title, body, score in rows:
+            found: dict[str, list[tuple[int, str]]] = {}
+            for rank, (path, title, body, score) in enumerate(rows):
                 pages.setdefault(path, []).append((-score, title, body))
+                if len(found.setdefault(path, [])) < _PASSAGES_KEPT:
+                    found[path].append((rank, passage_head(body)))
             ranked = sorted(pages, key=lambda p: (-_page_score(pages[p]), p))
             kept = self._one_per_content(db, ranked[: 3 * limit])[:limit]
         out = []
@@ -373,6 +378,7 @@ class LocalCorpus:
                     provider=self.name,
                     query=query,
                     document=path,
+                    passages=tuple(found[path]),
                 )
             )
         return tuple(out)

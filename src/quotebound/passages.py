@@ -16,16 +16,20 @@ from dataclasses import dataclass
 from quotebound.parsing import Block, Page
 
 __all__ = [
+    "HEAD_CHARS",
     "MAX_PASSAGE_WORDS",
     "HeadingIndex",
     "Passage",
     "clean_heading",
+    "passage_head",
     "passages",
 ]
 
 MAX_PASSAGE_WORDS = 120
 """A passage ends at the block that takes it past this many words."""
 
+HEAD_CHARS = 80
+"""Characters of a passage that identify it (see :func:`passage_head`)."""
 _HEADING_LEVEL = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _TERM_LEVEL = 7
 """A definition term (an API entry's signature, a setting's name) heads its definitions."""
@@ -43,6 +47,12 @@ class Passage:
     end: int
     headings: tuple[str, ...]
     text: str
+
+
+def passage_head(text: str) -> str:
+    """The first ``HEAD_CHARS`` characters of a passage with whitespace folded: enough to find
+    the passage again in the page it came from."""
+    return " ".join(text.split())[:HEAD_CHARS]
 
 
 def clean_heading(text: str) -> str:

@@ -4,19 +4,23 @@ A candidate quote is scored by its relevance (IDF-weighted coverage of the quest
 the quote and the headings it sits under, best over sub-questions), plus smaller shares for how
 close together that sub-question's terms occur in it, whether it has the shape of the answer the
 sub-question expects (a number for "how many", a version for "when" ...), how well its
-headings alone match the question, and whether it is prose (has a sentence's end).
-Relevance alone decides whether a quote may be composed; the score orders them.
+headings alone match the question, whether it is prose (has a sentence's end), and whether it
+lies in a passage the search ranked high across the whole corpus (reciprocal rank fusion of
+the corpus's passage ranking with this one). Relevance, with the search's rank of the quote's
+passage, decides whether a quote may be composed (:func:`quotebound.compose.answers`); the
+score orders them.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from quotebound.candidates import Candidate
 from quotebound.parsing import Page
-from quotebound.passages import HeadingIndex
+from quotebound.passages import HeadingIndex, passage_head, passages
 from quotebound.questions import fits, question_type
 from quotebound.relevance import TermStats, content_terms, relevance, sub_questions
 
@@ -29,6 +33,9 @@ _PROSE_WEIGHT = 0.1
 _PROSE = re.compile(r"[^\W\d_]{2}[.!?](?:\s|$)")
 """A sentence's end: prose, not a list of index terms, table cells or code."""
 _SEPARATOR = " / "
+_RETRIEVED_WEIGHT = 1.0
+_RETRIEVED_K = 3.0
+"""Reciprocal rank fusion: a quote in the search's passage of rank r gains weight / (k + r)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,8 @@ class Ranked:
     relevance: float
     """The best of ``parts``."""
     score: float
+    retrieved: int | None = None
+    """The search rank of the retrieved passage the candidate lies in, or None."""
 
 
 def proximity(question: str, text: str) -> float:
@@ -70,11 +79,22 @@ def proximity(question: str, text: str) -> float:
 
 
 def rank_pages(
-    question: str, pages: Sequence[tuple[Page, str, Sequence[Candidate]]]
+    question: str,
+    pages: Sequence[tuple[Page, str, Sequence[Candidate]]],
+    retrieved: Sequence[Mapping[str, int]] | None = None,
 ) -> list[list[Ranked]]:
     """Each page's candidates (a page, its title and its candidates) best first, document
-    order on ties. Terms weigh by their IDF over all the candidates, each with its context."""
+    order on ties. Terms weigh by their IDF over all the candidates, each with its context.
+
+    ``retrieved`` holds, per page, the passages its search found (the passage's head, see
+    :func:`~quotebound.passages.passage_head`, and its rank among all the passages the search
+    ranked): a quote inside one gains a share that falls with that rank (reciprocal rank
+    fusion), so a corpus-wide ranking of passages counts beside this ranking of quotes."""
     contexts = [_contexts(page, title, candidates) for page, title, candidates in pages]
+    found = [
+        _retrieved_ranks(page, candidates, (retrieved or [{}] * len(pages))[i])
+        for i, (page, _, candidates) in enumerate(pages)
+    ]
     stats = TermStats(
         f"{context} {c.quote}"
         for (_, _, candidates), page_contexts in zip(pages, contexts, strict=True)
@@ -82,7 +102,7 @@ def rank_pages(
     )
     questions = sub_questions(question)
     out: list[list[Ranked]] = []
-    for (_, _, candidates), page_contexts in zip(pages, contexts, strict=True):
+    for (_, _, candidates), page_contexts, ranks in zip(pages, contexts, found, strict=True):
         ranked: list[tuple[float, int, Ranked]] = []
         for i, (c, (context, path)) in enumerate(zip(candidates, page_contexts, strict=True)):
             around = " ".join(
@@ -97,16 +117,33 @@ def rank_pages(
             rel = max(parts)
             part = questions[parts.index(rel)]  # the sub-question it answers best
             heading = relevance(question, path, stats=stats) if path else 0.0
+            found_at = ranks[i]
             score = (
                 rel
                 + _FIT_WEIGHT * fits(question_type(part), c.quote)
                 + _PROXIMITY_WEIGHT * proximity(part, c.quote)
                 + _HEADING_WEIGHT * heading
                 + _PROSE_WEIGHT * bool(_PROSE.search(c.quote))
+                + (_RETRIEVED_WEIGHT / (_RETRIEVED_K + found_at) if found_at is not None else 0.0)
             )
-            ranked.append((-score, i, Ranked(c, context, parts, rel, round(score, 6))))
+            ranked.append((-score, i, Ranked(c, context, parts, rel, round(score, 6), found_at)))
         ranked.sort(key=lambda t: t[:2])
         out.append([r for _, _, r in ranked])
+    return out
+
+
+def _retrieved_ranks(
+    page: Page, candidates: Sequence[Candidate], retrieved: Mapping[str, int]
+) -> list[int | None]:
+    """For each candidate, the search rank of the retrieved passage it starts in, or None."""
+    if not retrieved:
+        return [None] * len(candidates)
+    spans = [(p.start, p.end, retrieved.get(passage_head(p.text))) for p in passages(page)]
+    starts = [s for s, _, _ in spans]
+    out: list[int | None] = []
+    for c in candidates:
+        i = bisect.bisect_right(starts, c.start) - 1
+        out.append(spans[i][2] if i >= 0 and c.start < spans[i][1] else None)
     return out
 
 

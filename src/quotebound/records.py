@@ -55,6 +55,9 @@ class EvidenceItem(TypedDict):
     """Ranking score: relevance plus term proximity, heading match and question-type fit."""
     context: str
     """The page title and heading path the quote sits under (" / "-separated)."""
+    retrieved: NotRequired[int | None]
+    """The rank (0 best) of the search's passage the quote lies in, among all the passages the
+    search ranked for the run's queries; None when the search found no passage of it."""
     verification: VerificationRecord
     round: int
 

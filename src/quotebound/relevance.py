@@ -33,7 +33,8 @@ __all__ = [
 ]
 
 RELEVANCE_THRESHOLD = 0.5
-"""A question is answered only when some verified evidence scores at least this."""
+"""Verified evidence scoring at least this answers a question; at the support threshold it
+answers only inside one of the search's best passages (see :func:`quotebound.compose.answers`)."""
 
 SUPPORT_THRESHOLD = 0.4
 """Once a question is answered, verified evidence scoring at least this may be composed beside

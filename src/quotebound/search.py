@@ -53,6 +53,10 @@ class SearchCandidate:
     """Always SEARCH_RESULT: a candidate, never a fact."""
     document: str | None = None
     """Corpus documents: path relative to the corpus root, read via the corpus transport."""
+    passages: tuple[tuple[int, str], ...] = ()
+    """The page's passages that matched the query, best first, as (rank among all the passages
+    the provider ranked for the query, 0 for the best; the passage's first words, whitespace
+    folded): which part of the page the search found. Empty when the provider ranks pages."""
     raw_content: str | None = field(default=None, repr=False)
     """Page content the provider returned (Tavily ``include_raw_content``); kept out of state."""
 
@@ -68,6 +72,7 @@ class SearchCandidate:
         """The JSON-serializable form for graph state; raw content stays out of state."""
         d = asdict(self)
         del d["raw_content"]
+        d["passages"] = [list(p) for p in self.passages]
         d["tier"] = int(self.tier)
         d["canonical_url"] = self.canonical_url
         d["source_id"] = self.source_id

@@ -133,3 +133,31 @@ async def test_an_unanswerable_question_is_refused(corpus: LocalCorpus) -> None:
     out = await _run(corpus, "Who won the 2018 FIFA World Cup final in Moscow?")
     assert out["status"] == "insufficient_evidence"
     assert out["findings"] == []
+
+
+async def test_search_results_name_the_passages_that_matched(corpus: LocalCorpus) -> None:
+    response = await corpus.search("What does str.removeprefix return?", max_results=5)
+    first = response.candidates[0]
+    assert first.document == "library/stdtypes.html"
+    rank, head = first.passages[0]
+    assert rank == 0
+    assert head.startswith("str.removeprefix(prefix, /)")
+    ranks = [r for c in response.candidates for r, _ in c.passages]
+    assert len(ranks) == len(set(ranks))  # one ranking of passages across the corpus
+    assert all(len(h) <= 80 for c in response.candidates for _, h in c.passages)
+
+
+async def test_evidence_records_the_search_rank_of_its_passage(corpus: LocalCorpus) -> None:
+    context = make_context("chat", composer="extractive")
+    out = await run_research(
+        "What does str.removeprefix return?",
+        store=InMemoryStore(),
+        thread_id="t1",
+        context=context,
+        deps=Deps(providers=[corpus]),
+    )
+    evidence = {e["evidence_id"]: e for e in out["audit"]["evidence"]}
+    first = out["findings"][0]
+    assert "return string[len(prefix):]" in first["quote"]
+    assert evidence[first["evidence_ids"][0]]["retrieved"] == 0
+    assert any(e["retrieved"] is None for e in evidence.values())  # what the search passed by

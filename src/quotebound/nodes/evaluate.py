@@ -17,7 +17,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from quotebound.audit import with_record
-from quotebound.compose import composable_evidence
+from quotebound.compose import answers, composable_evidence
 from quotebound.context import Context
 from quotebound.llm import ModelError, ask_json
 from quotebound.nodes.deps import Deps
@@ -25,7 +25,7 @@ from quotebound.nodes.events import emit
 from quotebound.prompts import EVALUATE_SYSTEM
 from quotebound.questions import answers_shape
 from quotebound.records import EvidenceItem
-from quotebound.relevance import RELEVANCE_THRESHOLD, sub_questions
+from quotebound.relevance import sub_questions
 from quotebound.state import ResearchState, RoundRecord
 
 __all__ = [
@@ -68,9 +68,7 @@ def assess(state: ResearchState, *, now: float) -> Assessment:
     gaps = tuple(
         p
         for i, p in enumerate(parts)
-        if not any(
-            e["parts"][i] >= RELEVANCE_THRESHOLD and answers_shape(p, e["quote"]) for e in relevant
-        )
+        if not any(answers(e, i) and answers_shape(p, e["quote"]) for e in relevant)
     )
     round_no = int(state.get("round", 1))
     new_relevant = sum(1 for e in relevant if e["round"] == round_no)

@@ -42,7 +42,11 @@ async def page_text(runtime: Runtime[Context], thread_id: str, sid: str) -> str:
 
 
 def _rank_round(
-    question: str, pages: list[tuple[str, RawPage]], known: set[str], deadline: float
+    question: str,
+    pages: list[tuple[str, RawPage]],
+    known: set[str],
+    deadline: float,
+    retrieved: dict[str, dict[str, int]],
 ) -> tuple[list[tuple[str, list[Ranked]]], int, int]:
     """Parse, cut and rank this round's pages (CPU work, run in a worker thread): each page's
     ranked new candidates, the passages set aside as addressing the model, and the pages left
@@ -51,20 +55,32 @@ def _rank_round(
     set_aside = 0
     for i, (sid, page) in enumerate(pages):
         if time.time() >= deadline:
-            return _ranked(question, read), set_aside, len(pages) - i
+            return _ranked(question, read, retrieved), set_aside, len(pages) - i
         parsed = parsed_page(page)
         fresh = [c for c in extract_candidates(parsed, source_id=sid) if c.evidence_id not in known]
         kept = [c for c in fresh if not addresses_the_model(c.quote)]
         set_aside += len(fresh) - len(kept)
         read.append((sid, (parsed, page.title, kept)))
-    return _ranked(question, read), set_aside, 0
+    return _ranked(question, read, retrieved), set_aside, 0
 
 
 def _ranked(
-    question: str, read: list[tuple[str, tuple[Page, str, list[Candidate]]]]
+    question: str,
+    read: list[tuple[str, tuple[Page, str, list[Candidate]]]],
+    retrieved: dict[str, dict[str, int]],
 ) -> list[tuple[str, list[Ranked]]]:
-    ranked = rank_pages(question, [p for _, p in read])
+    ranked = rank_pages(question, [p for _, p in read], [retrieved.get(sid, {}) for sid, _ in read])
     return [(sid, r) for (sid, _), r in zip(read, ranked, strict=True)]
+
+
+def _retrieved(state: ResearchState) -> dict[str, dict[str, int]]:
+    """Per source, the passages its searches found: head to best rank over all queries."""
+    out: dict[str, dict[str, int]] = {}
+    for c in state.get("candidates") or []:
+        heads = out.setdefault(c["source_id"], {})
+        for rank, head in c.get("passages") or ():
+            heads[head] = min(rank, heads.get(head, rank))
+    return out
 
 
 async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -83,7 +99,12 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
         if page is not None:
             pages.append((sid, dataclasses.replace(page, title=sources[sid]["title"])))
     ranked_pages, set_aside, unread = await asyncio.to_thread(
-        _rank_round, state["question"], pages, known, float(state.get("deadline") or 0)
+        _rank_round,
+        state["question"],
+        pages,
+        known,
+        float(state.get("deadline") or 0),
+        _retrieved(state),
     )
     pending: list[dict[str, Any]] = []
     for sid, ranked in ranked_pages:
@@ -106,6 +127,7 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
                     "parts": list(r.parts),
                     "score": r.score,
                     "context": r.context,
+                    "retrieved": r.retrieved,
                     "round": state.get("round", 1),
                 }
             )

@@ -38,7 +38,9 @@ _CANDIDATE_FIELDS = {f.name for f in fields(SearchCandidate)}
 
 
 def _candidate(d: dict[str, Any]) -> SearchCandidate:
-    return SearchCandidate(**{k: v for k, v in d.items() if k in _CANDIDATE_FIELDS})
+    kept = {k: v for k, v in d.items() if k in _CANDIDATE_FIELDS}
+    kept["passages"] = tuple((int(r), str(h)) for r, h in kept.get("passages") or ())
+    return SearchCandidate(**kept)
 
 
 async def _one_per_content(

@@ -140,6 +140,7 @@ async def finalize(state: ResearchState, runtime: Runtime[Context]) -> dict[str,
                 "start": e["start"],
                 "end": e["end"],
                 "relevance": e["relevance"],
+                "retrieved": e.get("retrieved"),
                 "round": e["round"],
                 "verification": e["verification"],
             }

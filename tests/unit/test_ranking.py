@@ -1,0 +1,55 @@
+"""Evidence ranking: the search's passage ranking fused with the ranking of quotes."""
+
+from __future__ import annotations
+
+from quotebound.candidates import extract_candidates
+from quotebound.compose import answers
+from quotebound.parsing import parse_page
+from quotebound.passages import passage_head, passages
+from quotebound.ranking import rank_pages
+
+QUESTION = "Can the archive tool write its output somewhere else?"
+PAGE = parse_page(
+    "<html><head><title>Archive tool</title></head><body><main><h1>Archive tool</h1>"
+    "<h2>Reading</h2><p>The archive tool reads its input from the archive file given on the "
+    "command line and prints each member's name as it goes.</p>"
+    "<h2>Destination</h2><p>Every member is extracted into the directory named by the "
+    "target option, which is created when it does not exist yet.</p>"
+    "</main></body></html>",
+    content_type="text/html",
+)
+
+
+def _ranked(retrieved: dict[str, int] | None) -> list[str]:
+    candidates = extract_candidates(PAGE, source_id="s")
+    ranked = rank_pages(QUESTION, [(PAGE, "Archive tool", candidates)], [retrieved or {}])
+    return [r.candidate.quote for r in ranked[0]]
+
+
+def test_a_quote_in_the_searchs_best_passage_gains_rank() -> None:
+    reading, destination = passages(PAGE)
+    assert _ranked(None)[0] == reading.text  # shares more words with the question
+    found = {passage_head(destination.text): 0, passage_head(reading.text): 7}
+    assert _ranked(found)[0] == destination.text
+
+
+def test_each_ranked_quote_carries_the_rank_of_its_passage() -> None:
+    reading, destination = passages(PAGE)
+    candidates = extract_candidates(PAGE, source_id="s")
+    found = {passage_head(destination.text): 2}
+    ranked = rank_pages(QUESTION, [(PAGE, "Archive tool", candidates)], [found])[0]
+    by_quote = {r.candidate.quote: r.retrieved for r in ranked}
+    assert by_quote == {destination.text: 2, reading.text: None}
+
+
+def _item(relevance: float, retrieved: int | None) -> dict:
+    return {"relevance": relevance, "parts": [relevance], "retrieved": retrieved}
+
+
+def test_a_nearly_relevant_quote_answers_only_inside_a_top_passage() -> None:
+    assert answers(_item(0.6, None))
+    assert not answers(_item(0.4, None))
+    assert answers(_item(0.4, 0))
+    assert answers(_item(0.4, 2), 0)
+    assert not answers(_item(0.4, 3))
+    assert not answers(_item(0.2, 0))
