@@ -67,7 +67,8 @@ _SHAPES: dict[QuestionType, re.Pattern[str]] = {
     ),
     QuestionType.PEP: re.compile(r"\bPEP\s*\d+"),
     QuestionType.RETURN: re.compile(r"\breturn(?:s|ed|ing)?\b|\byields?\b", re.I),
-    QuestionType.PERSON: re.compile(r"\b[A-Z][a-z]+\s+[A-Z][a-z]+"),
+    # Two capitalized words, Latin letters with accents too ("Gerhard Häring").
+    QuestionType.PERSON: re.compile(r"\b[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+\s+[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"),
     QuestionType.DEFAULT: re.compile(r"\bdefaults?\b|\bby default\b", re.I),
     QuestionType.DIFFERENCE: re.compile(
         r"\bunlike\b|\bwhereas\b|\binstead of\b|\bdiffer|\bwhile\b|\bbut\b|\bcompared\b", re.I

@@ -22,7 +22,7 @@ from quotebound.candidates import Candidate
 from quotebound.parsing import Page
 from quotebound.passages import HeadingIndex, passage_head, passages
 from quotebound.questions import fits, question_type
-from quotebound.relevance import TermStats, content_terms, relevance, sub_questions
+from quotebound.relevance import TermStats, content_terms, relevance, sub_questions, text_terms
 
 __all__ = ["Ranked", "proximity", "rank_pages"]
 
@@ -104,6 +104,7 @@ def rank_pages(
     out: list[list[Ranked]] = []
     for (_, _, candidates), page_contexts, ranks in zip(pages, contexts, found, strict=True):
         ranked: list[tuple[float, int, Ranked]] = []
+        page_terms = text_terms(" ".join(c.quote for c in candidates))
         for i, (c, (context, path)) in enumerate(zip(candidates, page_contexts, strict=True)):
             around = " ".join(
                 [context]
@@ -113,7 +114,10 @@ def rank_pages(
                     if 0 <= j < len(candidates) and page_contexts[j][1] == path
                 ]
             )
-            parts = tuple(relevance(q, c.quote, context=around, stats=stats) for q in questions)
+            parts = tuple(
+                relevance(q, c.quote, context=around, stats=stats, page_terms=page_terms)
+                for q in questions
+            )
             rel = max(parts)
             part = questions[parts.index(rel)]  # the sub-question it answers best
             heading = relevance(question, path, stats=stats) if path else 0.0

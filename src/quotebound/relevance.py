@@ -30,6 +30,7 @@ __all__ = [
     "sentence_spans",
     "sub_questions",
     "term_coverage",
+    "text_terms",
 ]
 
 RELEVANCE_THRESHOLD = 0.5
@@ -89,6 +90,9 @@ asks about them) a passage must hold, or its score is cut."""
 _MISSING_ASKED_FACTOR = 0.5
 _CONTEXT_SHARE = 0.6
 """The share of its weight a term found only in a passage's headings or title counts for."""
+_PAGE_SHARE = 0.35
+"""The share of its weight a term found elsewhere on the passage's page counts for: the page
+says what the passage is about, less directly than its headings."""
 _STEMMER = snowballstemmer.stemmer("english")
 
 
@@ -186,6 +190,12 @@ def _stem(word: str) -> str:
     return str(_STEMMER.stemWord(word))
 
 
+def text_terms(text: str) -> frozenset[str]:
+    """The terms :func:`relevance` matches in ``text`` (uncached: for long texts)."""
+    terms = _terms.__wrapped__(text)
+    return frozenset(terms) | {a + b for a, b in pairwise(terms)}
+
+
 @lru_cache(maxsize=8192)
 def _text_terms(text: str) -> frozenset[str]:
     """The terms of ``text`` plus adjacent pairs joined, so "deep copy" matches "deepcopy"."""
@@ -250,6 +260,7 @@ def _coverage(
     context_terms: frozenset[str],
     stats: TermStats | None,
     spelled: str,
+    page_terms: frozenset[str] = frozenset(),
 ) -> float:
     keys = key_terms(part)
     weights = {
@@ -262,6 +273,11 @@ def _coverage(
     found = sum(w for t, w in weights.items() if t in text_terms)
     found += _CONTEXT_SHARE * sum(
         w for t, w in weights.items() if t in context_terms and t not in text_terms
+    )
+    found += _PAGE_SHARE * sum(
+        w
+        for t, w in weights.items()
+        if t in page_terms and t not in text_terms and t not in context_terms
     )
     score = found / total
     if keys and not keys.keys() & (text_terms | context_terms):
@@ -288,20 +304,27 @@ def term_coverage(text: str, support: str) -> float:
 
 
 def relevance(
-    question: str, text: str, *, context: str = "", stats: TermStats | None = None
+    question: str,
+    text: str,
+    *,
+    context: str = "",
+    stats: TermStats | None = None,
+    page_terms: frozenset[str] = frozenset(),
 ) -> float:
     """How well ``text`` covers the question or one of its sub-questions, 0-1, deterministic.
 
     ``context`` is what the passage sits under (its page title and headings): a reader sees it
     with the passage, so its terms count, at a share of their weight (every passage of a page
-    shares its title). ``stats`` weighs terms by IDF.
+    shares its title). ``page_terms`` (see :func:`text_terms`) are the terms of the rest of the
+    page, which count at a smaller share. ``stats`` weighs terms by IDF.
     """
     text_terms = _text_terms(text)
     context_terms = _text_terms(context) if context else frozenset()
     spelled = f"{context}\n{text}"
     return round(
         max(
-            _coverage(p, text_terms, context_terms, stats, spelled) for p in sub_questions(question)
+            _coverage(p, text_terms, context_terms, stats, spelled, page_terms)
+            for p in sub_questions(question)
         ),
         6,
     )

@@ -36,3 +36,5 @@ def test_answer_shapes() -> None:
     assert fits(QuestionType.VERSION, "New in version 3.9.")
     assert fits(QuestionType.RETURN, "Returns a new list.")
     assert not fits(QuestionType.GENERAL, "Anything at all.")
+    assert fits(QuestionType.PERSON, "The module was written by Gerhard Häring.")
+    assert not fits(QuestionType.PERSON, "the module was written by someone.")

@@ -18,6 +18,7 @@ from quotebound.relevance import (
     sentence_spans,
     sub_questions,
     term_coverage,
+    text_terms,
 )
 
 
@@ -190,3 +191,12 @@ def test_names_without_what_is_asked_about_them_fall_below_threshold() -> None:
     question = "What salary does Anders Tegnell earn?"
     assert relevance(question, "Anders Tegnell gave the daily briefing.") < RELEVANCE_THRESHOLD
     assert relevance(question, "Anders Tegnell earns a salary of 100,000 kronor.") == 1.0
+
+
+def test_terms_elsewhere_on_the_page_count_for_less_than_headings() -> None:
+    question = "Does the Quokka scheduler retry failed jobs?"
+    quote = "Failed jobs are retried three times with a growing delay."
+    alone = relevance(question, quote)
+    on_page = relevance(question, quote, page_terms=text_terms("The Quokka scheduler runs jobs."))
+    under_heading = relevance(question, quote, context="Quokka scheduler")
+    assert alone < on_page < under_heading
