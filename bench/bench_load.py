@@ -10,11 +10,18 @@ file. Target: 0 errors at N=8 on SQLite; exits 1 when it is missed.
 With ``QUOTEBOUND_BENCH_PG_URI=postgresql://...`` the same is measured on that PostgreSQL
 database (its password is never printed); without it PostgreSQL is skipped with a message.
 
+Then one real ``langgraph dev`` server (see ``devserver.py``): single runs one after another
+side by side with SERVER_THREADS runs on as many threads started together through the
+``langgraph-sdk`` client, with completions, errors (a run that does not end ``success`` with an
+answered or insufficient-evidence status), p50/p95 latency and the ratio. Target: 0 errors at
+N=SERVER_THREADS threads on one server.
+
     .venv/bin/python bench/bench_load.py
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
@@ -28,9 +35,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from langgraph_sdk import get_client
+
+from devserver import ServerError, langgraph_dev
 from quotebound.stores import mask_uri
 
 CONCURRENCY = 8
+SERVER_THREADS = 20
 ROUNDS = 2
 """Each round: two single runs, then one batch of CONCURRENCY runs."""
 RUN_TIMEOUT_S = 120.0
@@ -115,7 +126,8 @@ class Figures:
         return (
             f"  N={self.n}: {len(self.samples) - len(self.errors)}/{len(self.samples)} completed, "
             f"{len(self.errors)} errors, p50 {self.p50():.2f} s, "
-            f"p95 {_percentile(seconds, 0.95):.2f} s, peak RSS {rss_mb:.0f} MB"
+            f"p95 {_percentile(seconds, 0.95):.2f} s"
+            + (f", peak RSS {rss_mb:.0f} MB" if rss_mb else "")
         )
 
 
@@ -141,6 +153,51 @@ def _report(name: str, single: Figures, concurrent: Figures) -> None:
     print(f"  latency p50 N={concurrent.n} / N=1: {ratio:.2f}")
     for sample in single.errors + concurrent.errors:
         print(f"  error: exit {sample.exit_code}: {sample.last_error or 'no message'}")
+
+
+async def _server_run(url: str, question: str) -> Sample:
+    """One run on its own thread of the server; exit code 0 or 3 as the command would give."""
+    client = get_client(url=url)
+    start = time.perf_counter()
+    try:
+        thread = await client.threads.create()
+        run = await client.runs.create(
+            thread["thread_id"], "research", input={"question": question}
+        )
+        await client.runs.join(thread["thread_id"], run["run_id"])
+        run = await client.runs.get(thread["thread_id"], run["run_id"])
+        state = await client.threads.get_state(thread["thread_id"])
+    except Exception as exc:  # a failed request is this run's error, reported with the rest
+        return Sample(1, time.perf_counter() - start, 0, f"{type(exc).__name__}: {exc}"[:200])
+    seconds = time.perf_counter() - start
+    status = (state.get("values") or {}).get("status")
+    if run["status"] != "success" or status not in ("answered", "insufficient_evidence"):
+        return Sample(1, seconds, 0, f"run {run['status']}, status {status}")
+    return Sample(0 if status == "answered" else 3, seconds, 0, "")
+
+
+async def _server_measure(url: str, questions: list[str]) -> tuple[Figures, Figures]:
+    single = [await _server_run(url, questions[i % len(questions)]) for i in range(4)]
+    asked = [questions[i % len(questions)] for i in range(SERVER_THREADS)]
+    together = await asyncio.gather(*(_server_run(url, q) for q in asked))
+    return Figures(1, single), Figures(SERVER_THREADS, list(together))
+
+
+def _server(questions: list[str]) -> bool:
+    """The server section; True when its target is met."""
+    with tempfile.TemporaryDirectory(prefix="quotebound-server-") as tmp:
+        try:
+            with langgraph_dev(Path(tmp)) as url:
+                asyncio.run(_server_run(url, questions[0]))  # warm-up: graph and corpus loaded
+                single, together = asyncio.run(_server_measure(url, questions))
+        except ServerError as exc:
+            print(f"langgraph dev server: {exc}")
+            return False
+    _report("langgraph dev server (threads on one server)", single, together)
+    met = not together.errors
+    verdict = "met" if met else "MISSED"
+    print(f"target: 0 errors at N={SERVER_THREADS} threads on one server: {verdict}")
+    return met
 
 
 def main() -> int:
@@ -170,6 +227,7 @@ def main() -> int:
         print("PostgreSQL: skipped (set QUOTEBOUND_BENCH_PG_URI=postgresql://... to measure it)")
     verdict = "MISSED" if failed else "met"
     print(f"target: 0 errors at N={CONCURRENCY} processes: {verdict}")
+    failed = not _server(questions) or failed
     print(f"bench time {time.perf_counter() - started:.0f} s")
     return 1 if failed else 0
 

@@ -6,13 +6,7 @@ searches the embedded corpus; the client reads the run's pages back under (threa
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,73 +17,19 @@ from quotebound.parsing import parse_page
 from quotebound.verification import verify_quote
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from devserver import ServerError, langgraph_dev  # noqa: E402  (the bench's launcher)
+
 QUESTION = "How do I make a shallow copy of an object in Python?"
-KEYS = ("TAVILY_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "LANGSMITH_API_KEY")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    tmp = tmp_path_factory.mktemp("langgraph-dev")
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in KEYS}
-    env.update(
-        LANGGRAPH_CLI_NO_ANALYTICS="1",
-        XDG_CACHE_HOME=os.environ.get("XDG_CACHE_HOME", str(tmp / "cache")),
-        XDG_DATA_HOME=str(tmp / "data"),
-    )
-    langgraph = Path(sys.executable).with_name("langgraph")
-    log = (tmp / "server.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            str(langgraph),
-            "dev",
-            "--no-browser",
-            "--no-reload",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--config",
-            str(ROOT / "langgraph.json"),
-        ],
-        cwd=ROOT,  # langgraph.json's paths are relative to the working directory
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"langgraph dev exited: {(tmp / 'server.log').read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/ok", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(
-                    f"langgraph dev did not start: {(tmp / 'server.log').read_text()[-3000:]}"
-                )
-            time.sleep(0.5)
-        yield url
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
+        with langgraph_dev(tmp_path_factory.mktemp("langgraph-dev")) as url:
+            yield url
+    except ServerError as exc:
+        pytest.fail(str(exc))
 
 
 async def test_sdk_runs_research_and_reads_pages_from_the_store(server: str) -> None:
