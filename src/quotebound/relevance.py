@@ -208,16 +208,19 @@ def key_terms(part: str) -> dict[str, float]:
     """Weights of what a (sub-)question names: ``Tokyo``, ``os.path.join``, ``-O``, "a phrase".
 
     A name is a capitalized word that does not start a sentence (acronyms such as ``HTTP`` are
-    topic words, not names); an identifier has a dot, underscore, inner capital or digit, or is
-    an option. Words in quotes are keys too. Module prefixes (``os.path.``) weigh less than the
-    name they qualify, since pages about ``join`` often omit the module.
+    topic words, not names), or a particle such as "van" between two capitalized words; an
+    identifier has a dot, underscore, inner capital or digit, or is an option. Words in quotes
+    are keys too. Module prefixes (``os.path.``) weigh less than the name they qualify, since
+    pages about ``join`` often omit the module.
     """
     keys: dict[str, float] = {}
     for match in _TOKEN.finditer(part):
         token = match.group()
         before = part[: match.start()].rstrip()
         initial = not before or before[-1] in ".?!:;\"'("
-        is_name = token[0].isupper() and not initial and not token.isupper()
+        is_name = (token[0].isupper() and not initial and not token.isupper()) or (
+            token in _NAME_PARTICLES and _inside_name(part, match.start(), match.end())
+        )
         if not is_name and not _IDENTIFIER.search(token):
             continue
         prefix, _, last = token.rpartition(".") if not _OPTION.match(token) else ("", "", token)
@@ -229,6 +232,22 @@ def key_terms(part: str) -> dict[str, float]:
         for term in _terms(phrase):
             keys[term] = _KEY_WEIGHT
     return keys
+
+
+# fmt: off
+_NAME_PARTICLES = frozenset({
+    "van", "von", "der", "den", "de", "da", "di", "del", "della", "du", "la", "le", "bin", "ibn",
+    "al", "el", "dos", "das",
+})
+# fmt: on
+"""Lower-case words inside names ("Guido van Rossum", "Leonardo da Vinci")."""
+_CAPITALIZED_BEFORE = re.compile(r"[A-Z][\w'-]*\s+$")
+_CAPITALIZED_AFTER = re.compile(r"\s+[A-Z]")
+
+
+def _inside_name(part: str, start: int, end: int) -> bool:
+    """Whether the word at ``part[start:end]`` stands between two capitalized words."""
+    return bool(_CAPITALIZED_BEFORE.search(part[:start]) and _CAPITALIZED_AFTER.match(part, end))
 
 
 @lru_cache(maxsize=1024)

@@ -200,3 +200,13 @@ def test_terms_elsewhere_on_the_page_count_for_less_than_headings() -> None:
     on_page = relevance(question, quote, page_terms=text_terms("The Quokka scheduler runs jobs."))
     under_heading = relevance(question, quote, context="Quokka scheduler")
     assert alone < on_page < under_heading
+
+
+def test_a_particle_inside_a_name_is_part_of_the_name() -> None:
+    from quotebound.relevance import key_terms
+
+    assert set(key_terms("When was Guido van Rossum born?")) == {"guido", "van", "rossum"}
+    assert "van" not in key_terms("Is the van parked by Anna?")
+    # The name alone, without what is asked about it, no longer counts as an answer.
+    quote = "PEP written by Guido van Rossum and Talin. Implemented by Guido van Rossum."
+    assert relevance("On what date was Guido van Rossum born?", quote) < RELEVANCE_THRESHOLD
