@@ -19,6 +19,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_config
 from langgraph.store.base import PutOp
 from langgraph.store.memory import InMemoryStore
+from tern import BASE, CORPUS, tern_corpus
 
 from quotebound.context import make_context
 from quotebound.corpus import LocalCorpus
@@ -29,18 +30,12 @@ from quotebound.rawstore import get_raw_page, list_raw_pages, parsed_page
 from quotebound.runner import run_research
 from quotebound.verification import verify_quote
 
-CORPUS = Path(__file__).parent / "graph_corpus"
-BASE = "https://tern.example.org/docs/"
 QUESTION = "What is the default timeout of the Tern client and how often does it retry?"
 
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> LocalCorpus:
-    root = tmp_path / "docs"
-    shutil.copytree(CORPUS, root)
-    lc = LocalCorpus(root, base_url=BASE, index_path=tmp_path / "index.sqlite")
-    lc.refresh()
-    return lc
+    return tern_corpus(tmp_path)
 
 
 def _one_page_corpus(tmp_path: Path, name: str, text: str) -> LocalCorpus:

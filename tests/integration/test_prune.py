@@ -17,6 +17,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from postgres import PostgresServer, postgres_server  # noqa: F401  (fixture)
+from tern import BASE, CORPUS, tern_corpus
 
 from quotebound.context import make_context
 from quotebound.corpus import LocalCorpus
@@ -28,19 +29,13 @@ from quotebound.stores import StoreHandle, open_store
 
 pytestmark = pytest.mark.integration
 
-CORPUS = Path(__file__).parent / "graph_corpus"
-BASE = "https://tern.example.org/docs/"
 QUESTION = "What is the default timeout of the Tern client and how often does it retry?"
 QUOTEBOUND = str(Path(sys.executable).with_name("quotebound"))
 
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> LocalCorpus:
-    root = tmp_path / "docs"
-    shutil.copytree(CORPUS, root)
-    lc = LocalCorpus(root, base_url=BASE, index_path=tmp_path / "index.sqlite")
-    lc.refresh()
-    return lc
+    return tern_corpus(tmp_path)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
