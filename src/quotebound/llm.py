@@ -14,6 +14,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import httpx
+import openai
+from langchain_core.exceptions import LangChainException
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_openai import ChatOpenAI
@@ -59,6 +62,10 @@ def chat_model_from_env(
     )
 
 
+_PROVIDER_ERRORS = (openai.OpenAIError, httpx.HTTPError, LangChainException, OSError, TimeoutError)
+"""What the client, the network and the clock raise; anything else is a bug and surfaces."""
+
+
 class ModelError(QuoteboundError, ValueError):
     """The model could not be asked, or did not answer with JSON. The message names only the
     kind of failure: provider error text can echo the key it was sent."""
@@ -70,13 +77,13 @@ async def ask_json(
     """The JSON value of ``model``'s reply to ``messages``, within ``timeout_s`` seconds.
 
     Every caller has a deterministic fallback, so any failure of the provider, the client, the
-    clock or the reply becomes one :class:`ModelError` that the caller records and falls back
-    on, never a crashed run.
+    network, the clock or the reply becomes one :class:`ModelError` that the caller records
+    and falls back on, never a crashed run. Other exceptions are bugs and propagate.
     """
     try:
         async with asyncio.timeout(max(0.1, timeout_s)):
             reply = await model.ainvoke(list(messages))
-    except Exception as exc:
+    except _PROVIDER_ERRORS as exc:
         status = getattr(exc, "status_code", None)
         raise ModelError(
             f"model call failed: {type(exc).__name__}" + (f" (HTTP {status})" if status else "")

@@ -13,6 +13,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import httpx
+import openai
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langgraph.checkpoint.memory import InMemorySaver
@@ -332,7 +334,10 @@ class _Broken(FakeListChatModel):
     """A chat model whose provider fails, echoing the key it was sent, as some servers do."""
 
     async def _agenerate(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("401 Invalid API key provided: Bearer sk-ECHOED-KEY-123")
+        request = httpx.Request("POST", "https://api.example.invalid/v1/chat/completions")
+        raise openai.APIConnectionError(
+            message="401 Invalid API key provided: Bearer sk-ECHOED-KEY-123", request=request
+        )
 
 
 async def test_a_failing_model_falls_back_and_its_error_text_is_not_kept(
@@ -341,7 +346,7 @@ async def test_a_failing_model_falls_back_and_its_error_text_is_not_kept(
     out = await _run(corpus, model=_Broken(responses=["unused"]))
     assert out["status"] == "answered"
     assert out["audit"]["composer"] == "extractive"
-    assert any("RuntimeError" in w for w in out["audit"]["warnings"])
+    assert any("APIConnectionError" in w for w in out["audit"]["warnings"])
     assert "ECHOED-KEY" not in json.dumps(out)
 
 
@@ -449,3 +454,15 @@ async def test_tavily_asked_for_without_a_key_is_a_configuration_error(
             thread_id="t1",
             context=make_context(provider="tavily", composer="extractive"),
         )
+
+
+class _Buggy(FakeListChatModel):
+    """A chat model whose own code is wrong: not a provider failure."""
+
+    async def _agenerate(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("unsupported operand type(s)")
+
+
+async def test_a_bug_is_not_taken_for_a_provider_failure(corpus: LocalCorpus) -> None:
+    with pytest.raises(TypeError):
+        await _run(corpus, model=_Buggy(responses=["unused"]))
