@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 from quotebound.errors import Reason
+from quotebound.netguard import safe_url
 from quotebound.records import SourceInfo
 from quotebound.tiers import TrustTier
 
@@ -54,7 +55,7 @@ def search_gate(
         if problem is None:
             admitted.append(url)
         else:
-            warnings.append(f"{problem.value}: {_safe(url)}")
+            warnings.append(f"{problem.value}: {safe_url(url)[:200]}")
     if not admitted:
         reason = Reason.EMPTY_RESULTS if not candidates else Reason.INVALID_URL
         if candidates and all(w.startswith(Reason.BLOCKED_SSRF.value) for w in warnings):
@@ -92,7 +93,3 @@ def fetch_gate(
     reason = Reason.INSUFFICIENT_EVIDENCE.value if errors else None
     return GateResult("fetch_to_evidence", not errors, reason, tuple(errors), tuple(warnings))
 
-
-def _safe(url: str) -> str:
-    """A URL without its query string, which may carry keys."""
-    return url.split("?", 1)[0][:200]

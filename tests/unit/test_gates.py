@@ -70,3 +70,14 @@ def test_fetch_gate_warns_on_a_single_tier_set() -> None:
         [_source("a", 2), _source("b", 2)], min_sources=1, text_chars={"a": 999, "b": 999}
     )
     assert any("one trust tier" in w for w in result.warnings)
+
+
+def test_a_rejected_url_is_named_without_its_credentials_or_query() -> None:
+    url = "https://user:secret@search.example/?q=x&key=sk-123"
+    gate = search_gate(
+        [{"url": url, "source_id": "s"}],
+        check_url=lambda u: Reason.BLOCKED_SSRF,
+    )
+    shown = " ".join(gate.warnings + gate.errors)
+    assert "search.example" in shown
+    assert "secret" not in shown and "sk-123" not in shown and "user:" not in shown

@@ -65,7 +65,7 @@ async def _one_per_content(
             kept.append((c, page))
             seen.append((c.url, words))
         else:
-            detail = f"same content as {twin.split('?', 1)[0]}"
+            detail = f"same content as {safe_url(twin)}"
             dupes.append((c, FetchFailure(c.url, Reason.DUPLICATE, detail)))
     return kept, dupes
 
@@ -175,7 +175,7 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
         request={"round": round_no, "selected": [c.url for c in order[:want]]},
         response_summary={
             "fetched": [c.source_id for c, _ in ok],
-            "failed": [(c.url.split("?", 1)[0], f.reason.value) for c, f in bad],
+            "failed": [(safe_url(c.url), f.reason.value) for c, f in bad],
         },
         tier=min((p.trust_tier for _, p in ok), default=None),
         gate=gate.to_dict(),
