@@ -1,4 +1,4 @@
-"""Evidence records, content hashes and the audit trail (DESIGN §3, §6).
+"""Evidence records, content hashes and the audit trail (docs/architecture.md §3, §6).
 
 Hashes are computed over content (quotes, offsets, verifications, the report), never over run
 ids or the clock, so the same Store contents and inputs give the same hashes.

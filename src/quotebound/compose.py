@@ -1,4 +1,4 @@
-"""Composition: an answer built only from relevant, verified quotes (DESIGN §5).
+"""Composition: an answer built only from relevant, verified quotes (docs/architecture.md §5).
 
 Two composers return the same :class:`~quotebound.records.Composition`:
 

@@ -1,4 +1,4 @@
-"""Extractive conflict detection: different sources stating different numbers (issue 6).
+"""Extractive conflict detection: different sources stating different numbers.
 
 A numeric fact is a number with the unit word after it ("30 seconds") and the two content terms
 nearest before it in its sentence ("default timeout"). Quotes from different sources that answer

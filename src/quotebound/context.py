@@ -1,4 +1,6 @@
-"""Run configuration: one ``Context``, its fields backed by ``QUOTEBOUND_*`` (DESIGN §8).
+"""Run configuration: one ``Context``, its fields backed by ``QUOTEBOUND_*`` variables.
+
+See docs/architecture.md §8.
 
 Precedence, highest first: explicit arguments (a field set on the Context or an option in the
 graph input) > an explicitly chosen profile > ``QUOTEBOUND_<FIELD>`` environment variables >

@@ -1,8 +1,8 @@
 """A local corpus: a directory of documents, a SQLite FTS5 index of their passages, a transport.
 
-The corpus is the user's own library (DESIGN §3): its documents get a configurable tier and are
-read only through :meth:`LocalCorpus.read`, never over the network. Each document carries a
-public URL for citation: ``base_url`` + its relative path, or its ``file://`` URI.
+The corpus is the user's own library (docs/architecture.md §3): its documents get a configurable
+tier and are read only through :meth:`LocalCorpus.read`, never over the network. Each document
+carries a public URL for citation: ``base_url`` + its relative path, or its ``file://`` URI.
 
 The index holds passages (see :mod:`quotebound.passages`): each with its page title and heading
 path, ranked by FTS5's BM25 (IDF-weighted, Porter-stemmed) with title and heading matches

@@ -25,7 +25,7 @@ def media_type(content_type: str | None) -> str:
 
 @dataclass(frozen=True)
 class DecodedDocument:
-    """A document's content in the shape the Store keeps (DESIGN §2)."""
+    """A document's content in the shape the Store keeps (docs/architecture.md §2)."""
 
     media_type: str
     encoding: str | None

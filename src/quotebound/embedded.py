@@ -1,9 +1,9 @@
 """The embedded default corpus: the standard library's own documentation, rendered by pydoc.
 
 With no search key, quotebound still researches real text it did not write and that exists on
-every machine with Python (DESIGN §8): pydoc HTML pages of a curated list of standard-library
-modules. Each page is cited as the rendered file its quotes come from, and its title names the
-CPython source file its docstrings live in, at the running version's tag.
+every machine with Python (docs/architecture.md §8): pydoc HTML pages of a curated list of
+standard-library modules. Each page is cited as the rendered file its quotes come from, and its
+title names the CPython source file its docstrings live in, at the running version's tag.
 
 Rendering must be reproducible, so it runs in a fresh interpreter (``-S``: no site-packages;
 fixed hash seed, UTF-8 mode, UTC) that imports only the curated modules, and the HTML is

@@ -1,7 +1,7 @@
 """Reason codes and the exception tree.
 
 Every failure that a user can see carries one reason code from :class:`Reason`, the single
-registry of codes (DESIGN §7). Exceptions are grouped by family so callers can catch
+registry of codes (docs/architecture.md §7). Exceptions are grouped by family so callers can catch
 ``FetchError`` or ``ConfigError`` without knowing the details.
 """
 

@@ -1,4 +1,4 @@
-"""Safe, parallel fetching of web pages into :class:`RawPage` values (DESIGN §2, §7).
+"""Safe, parallel fetching of web pages into :class:`RawPage` values (docs/architecture.md §2, §7).
 
 Every hop of every request goes through :class:`~quotebound.netguard.NetGuard` and the request
 is sent to the address it vetted (Host header and TLS SNI keep the name, so certificates are

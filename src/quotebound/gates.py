@@ -1,4 +1,4 @@
-"""Phase gates between search → fetch and fetch → evidence (DESIGN §3).
+"""Phase gates between search → fetch and fetch → evidence (docs/architecture.md §3).
 
 A gate never raises: it returns a :class:`GateResult` whose errors send the run to finalize
 with a reason code, and whose warnings go to the audit.
@@ -92,4 +92,3 @@ def fetch_gate(
         )
     reason = Reason.INSUFFICIENT_EVIDENCE.value if errors else None
     return GateResult("fetch_to_evidence", not errors, reason, tuple(errors), tuple(warnings))
-

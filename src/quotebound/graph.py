@@ -1,4 +1,4 @@
-"""The research graph, as drawn in DESIGN §1.
+"""The research graph, as drawn in docs/architecture.md §1.
 
     START → check_store → plan → search ─gate1→ fetch ─gate2→ extract_evidence → verify_evidence
           → evaluate ─┬─ more evidence needed, budget left → plan

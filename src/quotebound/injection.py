@@ -1,4 +1,6 @@
-"""Page text that addresses the model instead of the reader (DESIGN §7: page text is data).
+"""Page text that addresses the model instead of the reader; page text is data.
+
+See docs/architecture.md §7.
 
 A quote that tells "the AI" to ignore its instructions or to cite something is verbatim page
 text, so it would verify; it is still never evidence for an answer. Such candidates are set

@@ -1,4 +1,6 @@
-"""The chat model from configuration, and tolerant JSON parsing of what it says (DESIGN §5).
+"""The chat model from configuration, and tolerant JSON parsing of what it says.
+
+See docs/architecture.md §5.
 
 Local OpenAI-compatible servers often lack tool calling and structured output, so models are
 asked for JSON in plain text and their answer is repaired where that is cheap and safe: code

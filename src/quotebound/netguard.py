@@ -1,4 +1,6 @@
-"""The SSRF guard: which URLs the fetcher may contact, and at which address (DESIGN §7).
+"""The SSRF guard: which URLs the fetcher may contact, and at which address.
+
+See docs/architecture.md §7.
 
 A URL passes in two steps. :meth:`NetGuard.check` is static (no DNS): http/https only, no
 credentials, a valid host, numeric host forms decoded the way browsers do (``2130706433``,

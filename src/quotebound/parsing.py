@@ -1,4 +1,4 @@
-"""HTML and plain text to clean text with paragraph blocks (DESIGN §4, issue 2 §2).
+"""HTML and plain text to clean text with paragraph blocks (docs/architecture.md §4).
 
 The text is what a reader sees: block elements end paragraphs (one blank line between
 paragraphs), inline elements add no whitespace, a single ``<br>`` is a line break and a run of

@@ -1,4 +1,4 @@
-"""Query planning: the deterministic planner and validation of an LLM's plan (issue 6).
+"""Query planning: the deterministic planner and validation of an LLM's plan.
 
 Round 1 asks the question itself (and, for a multi-part question, its parts). Later rounds go
 after the coverage gaps: each unanswered sub-question, refined with names the verified

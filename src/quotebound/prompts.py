@@ -1,7 +1,7 @@
 """Every prompt quotebound sends to a model, in one place.
 
-Page text is data, never instructions (DESIGN §7): it reaches a model only as numbered quotes
-inside a delimited block, and every system prompt says so.
+Page text is data, never instructions (docs/architecture.md §7): it reaches a model only as
+numbered quotes inside a delimited block, and every system prompt says so.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Raw pages in the LangGraph Store under ``(thread_id, "raw")`` (DESIGN §2).
+"""Raw pages in the LangGraph Store under ``(thread_id, "raw")`` (docs/architecture.md §2).
 
 Only acquisition (search's provider raw content, fetch) writes here; extraction and
 verification only read. Values are JSON-serializable so SqliteStore and PostgresStore keep them.

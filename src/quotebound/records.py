@@ -1,4 +1,4 @@
-"""The JSON-serializable records that travel in graph state and output (DESIGN §6).
+"""The JSON-serializable records that travel in graph state and output (docs/architecture.md §6).
 
 Graph state must survive checkpointers, the server and the SDK, so these are TypedDicts of
 plain values, not objects. Raw pages never appear here: state holds ids, metadata and quotes.

@@ -1,4 +1,4 @@
-"""The Markdown report and its confidence level (DESIGN §5, §6).
+"""The Markdown report and its confidence level (docs/architecture.md §5, §6).
 
 The report is a pure function of its inputs, so the same run gives byte-identical Markdown.
 Page-derived text (titles, quotes) is escaped minimally so it cannot add links or break layout.

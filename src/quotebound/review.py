@@ -1,4 +1,4 @@
-"""Deterministic quality review of a composition before it ships (DESIGN §5).
+"""Deterministic quality review of a composition before it ships (docs/architecture.md §5).
 
 Every claim must cite verified evidence, carry a quote that re-verifies against the stored page
 and lies within the cited evidence, point at a URL this thread fetched, and say nothing its

@@ -1,4 +1,4 @@
-"""robots.txt, fetched once per origin and honoured by the fetcher (DESIGN §7).
+"""robots.txt, fetched once per origin and honoured by the fetcher (docs/architecture.md §7).
 
 The file is parsed with the standard library's :class:`urllib.robotparser.RobotFileParser`.
 As RFC 9309 asks: a file that is unavailable (any 4xx) allows everything, and one that is

@@ -20,7 +20,7 @@ from quotebound.state import OutputState, validate_question
 __all__ = ["OUTPUT_KEYS", "load_run", "run_research"]
 
 OUTPUT_KEYS = tuple(OutputState.__annotations__)
-"""The keys of a run's output (DESIGN §6); the command's JSON adds ``thread_id``."""
+"""The keys of a run's output (docs/architecture.md §6); the command's JSON adds ``thread_id``."""
 
 
 def _output(values: dict[str, Any], thread_id: str | None) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """Search candidates, the provider interface, the provider ladder and selection for fetching.
 
-A search result is a candidate, never a fact (tier SEARCH_RESULT, DESIGN §3). Providers never
-raise for their own failures: each attempt comes back as a :class:`ProviderRun` whose ``reason``
-says what went wrong, so the audit records every attempt (DESIGN §6).
+A search result is a candidate, never a fact (tier SEARCH_RESULT, docs/architecture.md §3).
+Providers never raise for their own failures: each attempt comes back as a :class:`ProviderRun`
+whose ``reason`` says what went wrong, so the audit records every attempt (docs/architecture.md
+§6).
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ class SearchCandidate:
 
 @dataclass(frozen=True, kw_only=True)
 class ProviderRun:
-    """One attempt at one provider, as the audit records it (DESIGN §6)."""
+    """One attempt at one provider, as the audit records it (docs/architecture.md §6)."""
 
     provider: str
     """The provider's name."""

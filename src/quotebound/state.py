@@ -1,4 +1,4 @@
-"""Graph state: a narrow input, the DESIGN §6 output, and the richer internal state."""
+"""Graph state: a narrow input, the output (docs/architecture.md §6), the internal state."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def validate_question(question: object) -> str:
 
 
 class OutputState(TypedDict, total=False):
-    """The keys of the final state and of the command's JSON (DESIGN §6)."""
+    """The keys of the final state and of the command's JSON (docs/architecture.md §6)."""
 
     question: str
     status: Status

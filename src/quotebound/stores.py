@@ -1,4 +1,4 @@
-"""Opening the Store and checkpointer a run keeps its pages and state in (DESIGN §2).
+"""Opening the Store and checkpointer a run keeps its pages and state in (docs/architecture.md §2).
 
 One URI picks the backend: ``memory`` (tests, ``langgraph dev``), ``sqlite:PATH`` (the
 command's default, under the user's data directory) or ``postgresql://...`` (a server).

@@ -1,4 +1,4 @@
-"""Trust tiers of sources and the domain lists that assign them (DESIGN §3)."""
+"""Trust tiers of sources and the domain lists that assign them (docs/architecture.md §3)."""
 
 from __future__ import annotations
 

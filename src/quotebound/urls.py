@@ -1,4 +1,4 @@
-"""Canonical URLs and the source ids derived from them (DESIGN §2)."""
+"""Canonical URLs and the source ids derived from them (docs/architecture.md §2)."""
 
 from __future__ import annotations
 

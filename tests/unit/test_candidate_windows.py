@@ -1,4 +1,4 @@
-"""Evidence candidates: windows within the word bounds, exact spans, stable ids (DESIGN §4)."""
+"""Evidence candidates: windows within the word bounds, exact spans, stable ids."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Configuration precedence and validation (DESIGN §8)."""
+"""Configuration precedence and validation (docs/architecture.md §8)."""
 
 from __future__ import annotations
 

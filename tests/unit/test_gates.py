@@ -1,4 +1,4 @@
-"""Phase gates return results with reason codes; they never raise (DESIGN §3)."""
+"""Phase gates return results with reason codes; they never raise (docs/architecture.md §3)."""
 
 from __future__ import annotations
 

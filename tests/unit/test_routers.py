@@ -1,4 +1,4 @@
-"""The graph's routers are small pure functions of the state (DESIGN §1)."""
+"""The graph's routers are small pure functions of the state (docs/architecture.md §1)."""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""The research graph's nodes, one module per node (named as in DESIGN §1)."""
+"""The research graph's nodes, one module per node (named as in docs/architecture.md §1)."""

@@ -1,4 +1,4 @@
-"""finalize: the report, the findings, the sources and the audit (DESIGN §5, §6)."""
+"""finalize: the report, the findings, the sources and the audit (docs/architecture.md §5, §6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""quality_review: deterministic checks of a composition against the Store (DESIGN §5)."""
+"""quality_review: deterministic checks of a composition against the Store.
+
+See docs/architecture.md §5.
+"""
 
 from __future__ import annotations
 
