@@ -1,8 +1,10 @@
 """Golden sets over real corpora, run the way a user runs them: answered, refused, honesty, time.
 
-Each set (bench/golden_pydocs.json, golden_pg.json, golden_news.json) is a directory of real
-pages searched as a local corpus (the corpus provider, the extractive composer, no keys, the
-chat profile: what ``quotebound research "Q" --corpus DIR --base-url URL`` does). Counts:
+Each set (bench/golden_pydocs.json, golden_pg.json, golden_news.json, and the second sets
+golden_pydocs_b.json, golden_news_b.json and golden_sqlite.json, written later the same way
+and never used for tuning) is a directory of real pages searched as a local corpus (the corpus
+provider, the extractive composer, no keys, the chat profile: what ``quotebound research "Q"
+--corpus DIR --base-url URL`` does). Counts:
 
 - answered: for every expected part, a finding cites the expected page and its quote contains
   the gold words (whitespace folded);
@@ -14,7 +16,7 @@ chat profile: what ``quotebound research "Q" --corpus DIR --base-url URL`` does)
 Exits 1 when a set misses a threshold. A set whose corpus is absent is skipped with a message;
 the news pages are unpacked from the shared archive into the cache when needed.
 
-    python bench/bench_corpora.py [--only pydocs|pg|news] [--limit N]
+    python bench/bench_corpora.py [--only pydocs|pg|news|pydocs_b|news_b|sqlite] [--limit N]
 """
 
 from __future__ import annotations
@@ -86,6 +88,20 @@ CORPORA = {
         "https://www.postgresql.org/docs/15/",
     ),
     "news": lambda: Corpus("news", "golden_news.json", _news_root(), "https://pages.example.org/"),
+    # Second sets, written later the same way and never used for tuning (SQLite's docs are a
+    # corpus no tuning has seen: `apt-get install sqlite3-doc`).
+    "pydocs_b": lambda: Corpus(
+        "pydocs_b",
+        "golden_pydocs_b.json",
+        Path("/usr/share/doc/python3.11/html"),
+        "https://docs.python.org/3.11/",
+    ),
+    "news_b": lambda: Corpus(
+        "news_b", "golden_news_b.json", _news_root(), "https://pages.example.org/"
+    ),
+    "sqlite": lambda: Corpus(
+        "sqlite", "golden_sqlite.json", Path("/usr/share/doc/sqlite3"), "https://sqlite.org/"
+    ),
 }
 
 

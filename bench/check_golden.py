@@ -1,6 +1,6 @@
 """Check that every gold text in the golden question sets is on its page.
 
-For each golden file (default: bench/golden_pg.json, golden_pydocs.json, golden_news.json),
+For each golden file (default: every golden set of bench_corpora.py),
 reads every expected page under the corpus root named in the file's "corpus" field (the path
 after " at "; news pages add their "dir" subfolder), takes the page's visible text (html.parser,
 script and style dropped, entities unescaped, whitespace folded) and checks that the gold
@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).parent
-DEFAULT_FILES = ("golden_pg.json", "golden_pydocs.json", "golden_news.json")
+DEFAULT_FILES = (
+    "golden_pg.json",
+    "golden_pydocs.json",
+    "golden_news.json",
+    "golden_pydocs_b.json",
+    "golden_news_b.json",
+    "golden_sqlite.json",
+)
 CATEGORIES = ("questions", "two_part", "unanswerable")
 # fmt: off
 BLOCK_TAGS = {
