@@ -42,6 +42,7 @@ from quotebound.records import (
     FindingVerification,
 )
 from quotebound.relevance import (
+    CONTEXT_THRESHOLD,
     RELEVANCE_THRESHOLD,
     SUPPORT_THRESHOLD,
     content_terms,
@@ -106,13 +107,16 @@ def answers(item: EvidenceItem, part: int | None = None) -> bool:
 
 def composable_evidence(evidence: Sequence[EvidenceItem]) -> list[EvidenceItem]:
     """Verified (PASS) evidence that may be composed, best first, one per id: none unless some
-    answers the question (:func:`answers`); then all that reach the support threshold."""
+    answers the question (:func:`answers`); then all that reach the support threshold, and
+    those of an answering page that reach the context threshold."""
     passed = [e for e in evidence if e["verification"]["status"] == "PASS"]
-    if not any(answers(e) for e in passed):
+    answering = {e["source_id"] for e in passed if answers(e)}
+    if not answering:
         return []
     seen: dict[str, EvidenceItem] = {}
     for item in passed:
-        if item["relevance"] >= SUPPORT_THRESHOLD and item["evidence_id"] not in seen:
+        bar = CONTEXT_THRESHOLD if item["source_id"] in answering else SUPPORT_THRESHOLD
+        if item["relevance"] >= bar and item["evidence_id"] not in seen:
             seen[item["evidence_id"]] = item
     return sorted(seen.values(), key=lambda e: (-e["score"], e["evidence_id"]))
 

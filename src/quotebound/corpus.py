@@ -65,7 +65,7 @@ MEDIA_TYPES = {
 MAX_DOCUMENT_BYTES = 5_000_000
 """The default cap on a corpus file's size, the same as a web page's."""
 
-_INDEX_FORMAT = "5"
+_INDEX_FORMAT = "6"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs(

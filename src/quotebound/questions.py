@@ -26,6 +26,8 @@ class QuestionType(Enum):
     PERSON = "person"
     DEFAULT = "default"
     DIFFERENCE = "difference"
+    REASON = "reason"
+    YES_NO = "yes_no"
     GENERAL = "general"
 
 
@@ -45,6 +47,15 @@ _TYPES: tuple[tuple[QuestionType, re.Pattern[str]], ...] = (
     (QuestionType.PERSON, re.compile(r"^\s*(?:who|whom)\b", re.I)),
     (QuestionType.DEFAULT, re.compile(r"\bdefaults?\b", re.I)),
     (QuestionType.DIFFERENCE, re.compile(r"\bdifferen(?:ce|t)\b|\bcompare[sd]?\b|\bvs\.?\b", re.I)),
+    (QuestionType.REASON, re.compile(r"^\s*why\b|\bwhat\s+(?:is|was)\s+the\s+reason\b", re.I)),
+    (
+        QuestionType.YES_NO,
+        re.compile(
+            r"^\s*(?:is|are|was|were|can|could|does|do|did|will|would|should|shall|has|have|had"
+            r"|may|must|isn't|aren't|doesn't|don't|can't)\b",
+            re.I,
+        ),
+    ),
 )
 
 _NUMBER_WORDS = (
@@ -72,6 +83,19 @@ _SHAPES: dict[QuestionType, re.Pattern[str]] = {
     QuestionType.DEFAULT: re.compile(r"\bdefaults?\b|\bby default\b", re.I),
     QuestionType.DIFFERENCE: re.compile(
         r"\bunlike\b|\bwhereas\b|\binstead of\b|\bdiffer|\bwhile\b|\bbut\b|\bcompared\b", re.I
+    ),
+    # A cause or purpose.
+    QuestionType.REASON: re.compile(
+        r"\bbecause\b|\bsince\b|\bso that\b|\bin order to\b|\bdue to\b|\breasons?\b"
+        r"|\bas a result\b|\botherwise\b|\btherefore\b|\bthus\b|\bwhich means\b"
+        r"|\bto (?:prevent|avoid|ensure|allow|make sure|keep)\b",
+        re.I,
+    ),
+    # A statement that settles a yes or no: a negation, a limit, a necessity or a possibility.
+    QuestionType.YES_NO: re.compile(
+        r"\bnot\b|n't\b|\bno\b|\bnever\b|\bcannot\b|\bonly\b|\balways\b|\bmust\b"
+        r"|\bneed(?:s|ed)?\b|\brequire[sd]?\b|\b(?:im)?possible\b|\bunless\b|\bwithout\b",
+        re.I,
     ),
 }
 

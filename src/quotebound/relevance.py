@@ -21,6 +21,7 @@ from itertools import pairwise
 import snowballstemmer
 
 __all__ = [
+    "CONTEXT_THRESHOLD",
     "RELEVANCE_THRESHOLD",
     "SUPPORT_THRESHOLD",
     "TermStats",
@@ -40,6 +41,11 @@ answers only inside one of the search's best passages (see :func:`quotebound.com
 SUPPORT_THRESHOLD = 0.4
 """Once a question is answered, verified evidence scoring at least this may be composed beside
 the best: the passage a reader would pick often shares few words with a paraphrased question."""
+
+CONTEXT_THRESHOLD = 0.2
+"""Once a question is answered, verified evidence scoring at least this from a page that
+answers it may be composed too: the rest of the answering article, where a paraphrased
+question's answer often lies (ordered after better-scored quotes)."""
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`*])|\n\s*\n\s*")
 _TOKEN = re.compile(

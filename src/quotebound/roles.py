@@ -219,6 +219,11 @@ _SHADE = 0.3
 """What a paragraph under a boilerplate-looking container lends, as a share."""
 _ALSO = 0.5
 """Another candidate this close to the best one's score joins the region."""
+_SECTION_LEVELS = 2
+"""How far above the region a section box may be that brings its sibling sections."""
+_PART_OF_WHOLE = 1.0
+"""The region widens to its parent while the parent's prose outside it is at least this share
+of the prose inside: the candidate was one section of a body split into many."""
 _LEVEL_SHARE = (1.0, 1.0, 0.5, 1 / 6, 1 / 9, 1 / 12)
 """Share of a paragraph's score that the node holding it and each ancestor level receive."""
 _PROSE_CHARS = 80
@@ -243,6 +248,7 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
     parent = nodes.parent
     chars = [0] * n
     links = [0] * n
+    prose = [0] * n  # characters of scoring paragraphs outside boilerplate-looking boxes
     score = [0.0] * n
     flags, weight = list(nodes.flags), list(nodes.weight)
     # Prose under a boilerplate-looking or hidden container (a consent text in a form, a bio in
@@ -272,6 +278,8 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
         s = 1.0 + p.commas + min(p.chars / 100, 3.0) + _BODY_BONUS * p.in_article_body
         if shaded[p.node]:
             s *= _SHADE
+        else:
+            prose[p.node] += p.chars
         node = p.node
         for share in _LEVEL_SHARE:
             if node < 0:
@@ -283,13 +291,14 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
             chars[parent[i]] += chars[i]
             links[parent[i]] += links[i]
             hits[parent[i]] += hits[i]
+            prose[parent[i]] += prose[i]
     final = [
         (score[i] + weight[i]) * (1 - links[i] / chars[i]) if score[i] > 0 else 0.0
         for i in range(n)
     ]
     # When the page states its article body, only containers holding some of it may join.
     joinable = [h > 0 for h in hits] if any(hits) else [True] * n
-    roots = _region(nodes, final, chars, links, shaded, joinable)
+    roots = _region(nodes, final, chars, links, prose, shaded, joinable)
     main = _clean(nodes, flags, paras, roots, chars, stated=any(hits))
     _add_lead(paras, main, shaded, stated=any(hits))
     return main
@@ -300,6 +309,7 @@ def _region(
     final: list[float],
     chars: list[int],
     links: list[int],
+    prose: list[int],
     shaded: list[bool],
     joinable: list[bool],
 ) -> set[int]:
@@ -333,6 +343,13 @@ def _region(
     up = parent[top]
     while up >= 0 and final[up] > last:
         top, last, up = up, final[up], parent[up]
+    # A parent holding as much prose again beside the candidate (the other sections of a
+    # reference page, each its own box) is the region, unless the page states its body.
+    up = parent[top]
+    while up >= 0 and not shaded[up] and joinable[up] and not nodes.flags[top] & BODY:
+        if prose[up] - prose[top] >= _PART_OF_WHOLE * prose[top]:
+            top = up
+        up = parent[up]
     # A container the page names as its main content or article, around the candidate, is the
     # region: documentation splits one body into many sections, each a candidate of its own.
     up = parent[top]
@@ -358,13 +375,37 @@ def _region(
     # post of a thread, the next item of a listicle), join it.
     threshold = max(10.0, 0.2 * final[top])
     tag, classes = nodes.tag[top], nodes.classes[top]
-    for sibling in range(up + 1, len(parent)):
-        if parent[sibling] != up or sibling == top or not joinable[sibling]:
+    for sibling in _children(parent, up):
+        if sibling == top or not joinable[sibling]:
             continue
         alike = nodes.tag[sibling] == tag and nodes.classes[sibling] == classes
         if final[sibling] >= threshold or (alike and final[sibling] > 0):
             roots.add(sibling)
+    # A named section box around the region, up to a few levels (the "Options" section of a
+    # reference page), brings the boxes of its own kind beside it that hold prose: the other
+    # sections of the same body.
+    section = up
+    for _ in range(_SECTION_LEVELS):
+        above = parent[section]
+        if above < 0 or shaded[section] or not nodes.classes[section]:
+            break
+        for sibling in _children(parent, above):
+            if (
+                sibling != section
+                and prose[sibling] > 0
+                and joinable[sibling]
+                and not shaded[sibling]
+                and nodes.tag[sibling] == nodes.tag[section]
+                and nodes.classes[sibling] == nodes.classes[section]
+            ):
+                roots.add(sibling)
+        section = above
     return roots
+
+
+def _children(parent: list[int], node: int) -> list[int]:
+    """The children of ``node`` (nodes come in document order, children after parents)."""
+    return [i for i in range(node + 1, len(parent)) if parent[i] == node]
 
 
 def _add_lead(paras: list[Para], main: list[bool], shaded: list[bool], *, stated: bool) -> None:

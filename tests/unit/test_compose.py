@@ -31,7 +31,7 @@ from quotebound.compose import (
 from quotebound.llm import parse_json_loosely
 from quotebound.prompts import QUOTES_BEGIN, QUOTES_END
 from quotebound.records import Composition, EvidenceItem
-from quotebound.relevance import RELEVANCE_THRESHOLD
+from quotebound.relevance import CONTEXT_THRESHOLD, RELEVANCE_THRESHOLD, SUPPORT_THRESHOLD
 from quotebound.review import ReviewResult, quality_review
 
 QUESTION = "What does shutil.copytree do and what does shutil.rmtree do?"
@@ -108,10 +108,14 @@ def test_extractive_uses_only_verified_relevant_evidence() -> None:
     failed = evidence_for(QUESTION, SHUTIL, "shutil.copyfile(src, dst) copies", status="FAIL")
     failed["relevance"] = 1.0
     composition = compose_extractive(QUESTION, [*evidence, failed])
+    passed = [e for e in evidence if e["verification"]["status"] == "PASS"]
+    answering = {e["source_id"] for e in passed if e["relevance"] >= RELEVANCE_THRESHOLD}
+    # Relevant on its own, or the rest of an answering page at the context threshold.
     allowed = {
         e["evidence_id"]
-        for e in evidence
-        if e["verification"]["status"] == "PASS" and e["relevance"] >= RELEVANCE_THRESHOLD
+        for e in passed
+        if e["relevance"] >= SUPPORT_THRESHOLD
+        or (e["source_id"] in answering and e["relevance"] >= CONTEXT_THRESHOLD)
     }
     cited = {i for f in composition["findings"] for i in f["evidence_ids"]}
     assert composition["mode"] == "extractive"

@@ -23,6 +23,13 @@ from quotebound.questions import QuestionType, fits, question_type
         # A present-tense "when" asks for a condition; a leading "When I ..." is a clause.
         ("When does a LISTEN take effect?", QuestionType.GENERAL),
         ("When COPY writes to a file, can the name be relative?", QuestionType.GENERAL),
+        ("Why is ANALYZE recommended after a restore?", QuestionType.REASON),
+        ("What is the reason the mine closed?", QuestionType.REASON),
+        ("Does a plain VACUUM give the space back to the OS?", QuestionType.YES_NO),
+        ("Is char(n) faster than text?", QuestionType.YES_NO),
+        ("Can I turn a table into a partitioned one?", QuestionType.YES_NO),
+        # A yes/no question about what something returns is about the return value.
+        ("Does str.split return a list?", QuestionType.RETURN),
     ],
 )
 def test_question_types(question: str, kind: QuestionType) -> None:
@@ -38,3 +45,10 @@ def test_answer_shapes() -> None:
     assert not fits(QuestionType.GENERAL, "Anything at all.")
     assert fits(QuestionType.PERSON, "The module was written by Gerhard Häring.")
     assert not fits(QuestionType.PERSON, "the module was written by someone.")
+    assert fits(QuestionType.REASON, "Run it afterwards, because the dump holds no statistics.")
+    assert fits(QuestionType.REASON, "Leave it at zero to prevent accidental use.")
+    assert not fits(QuestionType.REASON, "The dump is a plain SQL script.")
+    assert fits(QuestionType.YES_NO, "Extra space is not returned to the operating system.")
+    assert fits(QuestionType.YES_NO, "A server restart is needed to add the module.")
+    assert fits(QuestionType.YES_NO, "It is not possible to turn a regular table into one.")
+    assert not fits(QuestionType.YES_NO, "The table is rewritten into a new file on disk.")

@@ -8,7 +8,7 @@ from quotebound.parsing import parse_page
 from quotebound.passages import passage_head, passages
 from quotebound.ranking import rank_pages
 
-QUESTION = "Can the archive tool write its output somewhere else?"
+QUESTION = "Where does the archive tool write its output?"
 PAGE = parse_page(
     "<html><head><title>Archive tool</title></head><body><main><h1>Archive tool</h1>"
     "<h2>Reading</h2><p>The archive tool reads its input from the archive file given on the "

@@ -102,6 +102,70 @@ def test_a_comment_thread_under_an_article_is_boilerplate() -> None:
         assert _role(page, text) == "boilerplate"
 
 
+SETTINGS = [
+    "This setting decides how much is written to the log. The default writes enough to "
+    "support archiving and replication, including running read-only queries on a standby.",
+    "If this parameter is on, the server makes sure that updates are written to disk, by "
+    "issuing system calls or various equivalent methods, and waits for the disk to confirm.",
+    "Turning this parameter off speeds normal operation, but might lead to unrecoverable data "
+    "corruption after a system failure, so it should only be turned off with great care.",
+    "The amount of shared memory used for log data that has not yet been written to disk, "
+    "which is taken from the main pool when the server starts and cannot change while it runs.",
+]
+
+
+def _section(sid: str, title: str, paras: list[str]) -> str:
+    items = "".join(f"<dt>setting_{i}</dt><dd>{_paras(p)}</dd>" for i, p in enumerate(paras))
+    return (
+        f"<div class=sect2 id={sid}><div class=titlepage><h3>{title}</h3></div>"
+        f"<div class=variablelist><dl class=variablelist>{items}</dl></div></div>"
+    )
+
+
+def test_every_section_of_a_reference_page_is_main_not_only_the_longest() -> None:
+    # A reference page (DocBook's layout) splits one body into sections, each its own box;
+    # the longest section is the best candidate, the others are no less the page's content.
+    later = [
+        "Maximum time between automatic checkpoints. If this value is specified without "
+        "units, it is taken as seconds, and the valid range is between thirty seconds and a day.",
+        "Maximum size to let the log grow during automatic checkpoints. This is a soft limit; "
+        "the log can exceed it under heavy load, a failing archive command, or a high setting.",
+    ]
+    page = parse_page(
+        "<body><div class=navheader><table><tr><td><a href=/p>Prev</a></td>"
+        "<td><a href=/n>Next</a></td></tr></table></div><div class=sect1><h2>Write Ahead Log</h2>"
+        + _section("settings", "Settings", SETTINGS * 3)
+        + _section("checkpoints", "Checkpoints", later)
+        + "</div><div class=navfooter><a href=/p>Prev</a> <a href=/h>Home</a></div></body>"
+    )
+    for text in [*SETTINGS, *later]:
+        assert _role(page, text) == "main"
+    assert _role(page, "Home") == "boilerplate"
+
+
+def test_the_sections_beside_a_long_options_section_are_main() -> None:
+    # The options section outweighs the description and notes together; they are read all
+    # the same, as boxes of the same kind as the section the best candidate sits in.
+    notes = [
+        "The dump file does not contain the statistics used by the optimizer to make query "
+        "planning decisions, so it is wise to run the statistics command after restoring it.",
+    ]
+    description = [
+        "This tool extracts a database into a script file or other archive file, and makes "
+        "consistent exports even while the database is being used concurrently by others.",
+    ]
+    page = parse_page(
+        "<body><div class=refentry><div class=refsect1><div class=titlepage><h2>Description</h2>"
+        f"</div>{_paras(*description)}</div><div class=refsect1><div class=titlepage>"
+        "<h2>Options</h2></div><div class=variablelist><dl class=variablelist>"
+        + "".join(f"<dt>--opt{i}</dt><dd>{_paras(p, p)}</dd>" for i, p in enumerate(SETTINGS * 4))
+        + "</dl></div></div><div class=refsect1><div class=titlepage><h2>Notes</h2></div>"
+        f"{_paras(*notes)}</div></div></body>"
+    )
+    for text in [*description, *SETTINGS, *notes]:
+        assert _role(page, text) == "main"
+
+
 def test_a_table_of_data_inside_an_article_is_main() -> None:
     table = "<table><tr><th>Year</th><th>Passengers</th></tr><tr><td>2022</td><td>41,200</td>"
     table += "</tr><tr><td>2023</td><td>43,950</td></tr></table>"
