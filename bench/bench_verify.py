@@ -34,9 +34,9 @@ from collections.abc import Callable
 
 from rapidfuzz import fuzz
 
+from quotebound.bytecache import shared
 from quotebound.verification import (
     Verification,
-    _normalized_source,
     _source_index,
     verify_quote,
 )
@@ -78,8 +78,7 @@ def cold_build_ns(page: str) -> int:
     """The fastest of REPEATS builds of the page's normalized text and index, from empty caches."""
     times = []
     for _ in range(REPEATS):
-        _source_index.cache_clear()
-        _normalized_source.cache_clear()
+        shared().clear()
         started = time.perf_counter_ns()
         _source_index(page)
         times.append(time.perf_counter_ns() - started)
@@ -88,16 +87,14 @@ def cold_build_ns(page: str) -> int:
 
 def index_bytes_per_char(text: str) -> float:
     """The memory the index of ``text`` keeps (tracemalloc), per character of ``text``."""
-    _source_index.cache_clear()
-    _normalized_source.cache_clear()
+    shared().clear()
     tracemalloc.start()
     try:
         _source_index(text)
         kept, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-        _source_index.cache_clear()
-        _normalized_source.cache_clear()
+        shared().clear()
     return kept / len(text)
 
 

@@ -227,9 +227,12 @@ def _prepare_corpus(context: Context, progress: Progress) -> None:
     from quotebound.embedded import embedded_corpus
 
     if context.corpus_dir and context.provider in ("auto", "corpus"):
-        _refresh(
-            LocalCorpus(context.corpus_dir, base_url=context.corpus_base_url or None), progress
+        corpus = LocalCorpus(
+            context.corpus_dir,
+            base_url=context.corpus_base_url or None,
+            max_bytes=context.page_bytes(),
         )
+        _refresh(corpus, progress)
     elif context.provider == "embedded" or (context.provider == "auto" and not context.corpus_dir):
         progress.note("preparing the embedded corpus (built once into the user cache) ...")
         _refresh(embedded_corpus(), progress)
@@ -286,11 +289,13 @@ def _write(args: argparse.Namespace, text: str, *, markdown: bool) -> None:
 
 
 async def _index(args: argparse.Namespace) -> int:
+    from quotebound.context import Context
     from quotebound.corpus import LocalCorpus
 
     with _progress(args) as progress:
         root = Path(args.directory).expanduser().resolve()
-        _refresh(LocalCorpus(root, base_url=args.base_url), progress)
+        cap = Context().resolved().page_bytes()  # QUOTEBOUND_MAX_PAGE_MB, as research reads it
+        _refresh(LocalCorpus(root, base_url=args.base_url, max_bytes=cap), progress)
     return EXIT_OK
 
 
@@ -312,12 +317,14 @@ async def _verify(args: argparse.Namespace) -> int:
 
 async def _file_page(path: Path) -> RawPage:
     """A local file read through the corpus transport, as a one-document corpus."""
+    from quotebound.context import Context
     from quotebound.corpus import LocalCorpus
 
     if not path.is_file():
         raise ConfigError(f"cannot read {str(path)!r}: not an existing file")
     resolved = path.resolve()
-    return await LocalCorpus(resolved.parent).read(resolved.name)
+    cap = Context().resolved().page_bytes()
+    return await LocalCorpus(resolved.parent, max_bytes=cap).read(resolved.name)
 
 
 async def _url_page(url: str) -> RawPage:

@@ -126,6 +126,10 @@ class Context:
         values["profile"] = profile
         return _validated(replace(self, **values))
 
+    def page_bytes(self) -> int:
+        """The largest page read, in bytes (``max_page_mb`` of a resolved context)."""
+        return int(float(self.max_page_mb or _DEFAULTS["max_page_mb"]) * 1_000_000)
+
     def as_dict(self) -> dict[str, Any]:
         """The configuration as plain values, for graph state and the audit."""
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -391,7 +391,7 @@ class LocalCorpus:
         for path in ranked:
             if path not in words:
                 bodies = db.execute("SELECT body FROM passages WHERE path = ?", (path,))
-                words[path] = content_words("\n".join(body for (body,) in bodies))
+                words[path] = frozenset().union(*(content_words(body) for (body,) in bodies))
             twin = next((k for k in kept if same_content(words[k], words[path])), None)
             if twin is None:
                 kept.append(path)

@@ -18,8 +18,9 @@ _WORD = re.compile(r"\w{3,}")
 
 
 def content_words(text: str) -> frozenset[str]:
-    """The case-folded words of three or more characters that ``text`` uses."""
-    return frozenset(w.casefold() for w in _WORD.findall(text))
+    """The case-folded words of three or more characters that ``text`` uses (read one at a
+    time: a page's word list would be far larger than its set of words)."""
+    return frozenset(m.group().casefold() for m in _WORD.finditer(text))
 
 
 def same_content(a: frozenset[str], b: frozenset[str]) -> bool:

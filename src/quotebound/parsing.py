@@ -21,8 +21,10 @@ from __future__ import annotations
 import gc
 import json
 import re
+import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import accumulate, chain
 from typing import Any, Literal, TypeVar
@@ -110,6 +112,34 @@ def _prepare(html: str | bytes, content_type: str | None) -> tuple[str, bool]:
 _T = TypeVar("_T")
 
 
+_gc_lock = threading.Lock()
+_gc_walks = 0
+_gc_was_enabled = False
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while any thread walks a page.
+
+    The walk makes tens of thousands of short-lived, acyclic objects per megabyte; left on,
+    the collector would sweep the host's whole heap again and again meanwhile. The switch is
+    global, so walks in several threads count: the first turns the collector off and the last
+    restores it as it found it, never leaving it off or turning it on for another walk."""
+    global _gc_walks, _gc_was_enabled
+    with _gc_lock:
+        if _gc_walks == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_walks += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_walks -= 1
+            if _gc_walks == 0 and _gc_was_enabled:
+                gc.enable()
+
+
 def _collect(html: str, collector: _Collector, finish: Callable[[_Collector], _T]) -> _T:
     """Walk ``html`` into ``collector`` and return ``finish(collector)``."""
     if _nesting_depth(html) > _MAX_DEPTH:
@@ -117,16 +147,9 @@ def _collect(html: str, collector: _Collector, finish: Callable[[_Collector], _T
     # The commonest line break becomes its mark before parsing: a third fewer nodes to walk on
     # br-heavy pages. Elsewhere (attributes, scripts, titles) a mark is harmless or removed.
     html = html.replace("<br>", _BR_MARK)
-    # The walk makes tens of thousands of short-lived, acyclic objects per megabyte; left on,
-    # the cyclic collector would sweep the host's whole heap again and again meanwhile.
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with _collector_paused():
         _walk(LexborHTMLParser(html), collector)
         return finish(collector)
-    finally:
-        if paused:
-            gc.enable()
 
 
 # --- element classes -------------------------------------------------------------------------

@@ -22,7 +22,16 @@ from quotebound.candidates import Candidate
 from quotebound.parsing import Page
 from quotebound.passages import HeadingIndex, passage_head, passages
 from quotebound.questions import fits, question_type
-from quotebound.relevance import TermStats, content_terms, relevance, sub_questions, text_terms
+from quotebound.relevance import (
+    PassageTerms,
+    TermStats,
+    content_terms,
+    passage_relevance,
+    question_terms,
+    relevance,
+    sub_questions,
+    text_terms,
+)
 
 __all__ = ["Ranked", "proximity", "rank_pages"]
 
@@ -95,28 +104,40 @@ def rank_pages(
         _retrieved_ranks(page, candidates, (retrieved or [{}] * len(pages))[i])
         for i, (page, _, candidates) in enumerate(pages)
     ]
-    stats = TermStats(
-        f"{context} {c.quote}"
-        for (_, _, candidates), page_contexts in zip(pages, contexts, strict=True)
-        for c, (context, _) in zip(candidates, page_contexts, strict=True)
-    )
+    # Each quote is read once, and only the question's terms of it are kept: enough for every
+    # score below, and a few bytes a quote however large the page.
+    wanted = question_terms(question)
+    heading_terms: dict[str, frozenset[str]] = {}
+    quote_terms: list[list[frozenset[str]]] = []
+    stats = TermStats()
+    for (_, _, candidates), page_contexts in zip(pages, contexts, strict=True):
+        quote_terms.append([])
+        for c, (context, _) in zip(candidates, page_contexts, strict=True):
+            if context not in heading_terms:
+                heading_terms[context] = text_terms(context) & wanted
+            terms = text_terms(c.quote) & wanted
+            quote_terms[-1].append(terms)
+            stats.add(terms | heading_terms[context])
     questions = sub_questions(question)
     out: list[list[Ranked]] = []
-    for (_, _, candidates), page_contexts, ranks in zip(pages, contexts, found, strict=True):
+    for (_, _, candidates), page_contexts, ranks, terms_of in zip(
+        pages, contexts, found, quote_terms, strict=True
+    ):
         ranked: list[tuple[float, int, Ranked]] = []
-        page_terms = text_terms(" ".join(c.quote for c in candidates))
+        page_terms = frozenset().union(*terms_of)
         for i, (c, (context, path)) in enumerate(zip(candidates, page_contexts, strict=True)):
-            around = " ".join(
-                [context]
-                + [
-                    candidates[j].quote
-                    for j in (i - 1, i + 1)
-                    if 0 <= j < len(candidates) and page_contexts[j][1] == path
-                ]
+            beside = [
+                j
+                for j in (i - 1, i + 1)
+                if 0 <= j < len(candidates) and page_contexts[j][1] == path
+            ]
+            passage = PassageTerms(
+                terms_of[i],
+                heading_terms[context].union(*(terms_of[j] for j in beside)),
+                "\n".join([context, *(candidates[j].quote for j in beside), c.quote]),
             )
             parts = tuple(
-                relevance(q, c.quote, context=around, stats=stats, page_terms=page_terms)
-                for q in questions
+                passage_relevance(q, passage, stats=stats, page_terms=page_terms) for q in questions
             )
             rel = max(parts)
             part = questions[parts.index(rel)]  # the sub-question it answers best

@@ -10,11 +10,11 @@ import hashlib
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
 from langgraph.store.base import BaseStore
 
+from quotebound.bytecache import memoize, str_bytes
 from quotebound.documents import TEXT_TYPES, media_type
 from quotebound.errors import ConfigError, StoreError
 from quotebound.parsing import Page, parse_page
@@ -138,7 +138,15 @@ def parsed_page(page: RawPage) -> Page:
     return _parse(page.text or "", text_type)
 
 
-@lru_cache(maxsize=16)
+_BLOCK_BYTES = 300
+"""What one parsed block keeps alive: the object, its attributes and two offsets."""
+
+
+def _page_bytes(page: Page) -> int:
+    return str_bytes(page.text) + len(page.blocks) * _BLOCK_BYTES
+
+
+@memoize(_page_bytes)
 def _parse(content: str, content_type: str) -> Page:
     """Parsing is pure, and fetch, extraction, verification and review each need the page."""
     return parse_page(content, content_type=content_type)

@@ -15,6 +15,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
@@ -24,9 +25,12 @@ __all__ = [
     "CONTEXT_THRESHOLD",
     "RELEVANCE_THRESHOLD",
     "SUPPORT_THRESHOLD",
+    "PassageTerms",
     "TermStats",
     "content_terms",
     "key_terms",
+    "passage_relevance",
+    "question_terms",
     "relevance",
     "sentence_spans",
     "sub_questions",
@@ -110,12 +114,16 @@ class TermStats:
     misspelt or differently inflected word does not drown the words that did match.
     """
 
-    def __init__(self, texts: Iterable[str]) -> None:
+    def __init__(self, texts: Iterable[str] = ()) -> None:
         self._df: Counter[str] = Counter()
         self.size = 0
         for text in texts:
-            self.size += 1
-            self._df.update(_text_terms(text))
+            self.add(text_terms(text))
+
+    def add(self, terms: Iterable[str]) -> None:
+        """Count one more passage, with its distinct ``terms``."""
+        self.size += 1
+        self._df.update(terms)
 
     def idf(self, term: str) -> float:
         df = max(self._df[term], 1)
@@ -164,10 +172,16 @@ def content_terms(text: str) -> list[str]:
     numbers (``3.12``, ``30``) and options (``-O``, ``--help``) are kept whole, and identifiers
     (``copy.deepcopy``, ``max_workers``, ``ThreadPoolExecutor``) are split into their parts.
     """
-    return list(_terms(text))
+    return list(_terms(text) if len(text) <= _CACHED_CHARS else _terms.__wrapped__(text))
 
 
-@lru_cache(maxsize=8192)
+_CACHED_CHARS = 300
+"""Texts up to this long (questions, their parts, sentences) are the ones asked about again
+and again; longer ones (a page's many passages) are computed each time, so the caches stay
+small in bytes."""
+
+
+@lru_cache(maxsize=4096)
 def _terms(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for token in _TOKEN.findall(text):
@@ -202,10 +216,10 @@ def text_terms(text: str) -> frozenset[str]:
     return frozenset(terms) | {a + b for a, b in pairwise(terms)}
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)
 def _text_terms(text: str) -> frozenset[str]:
     """The terms of ``text`` plus adjacent pairs joined, so "deep copy" matches "deepcopy"."""
-    terms = _terms(text)
+    terms = _terms.__wrapped__(text)
     return frozenset(terms) | {a + b for a, b in pairwise(terms)}
 
 
@@ -328,6 +342,28 @@ def term_coverage(text: str, support: str) -> float:
     return len(terms & _text_terms(support)) / len(terms)
 
 
+@dataclass(frozen=True)
+class PassageTerms:
+    """A passage's terms, ready to be scored against any number of questions."""
+
+    terms: frozenset[str]
+    """The terms of the passage itself (see :func:`text_terms`); those of the question are
+    enough (see :func:`question_terms`)."""
+    context_terms: frozenset[str]
+    """The terms of what it sits under: its title, headings and neighbours."""
+    spelled: str
+    """Its context and text as written, where identifiers are looked for."""
+
+
+def question_terms(question: str) -> frozenset[str]:
+    """Every term that the question or any of its parts weighs: a passage's other terms never
+    change its relevance, so a passage's terms may be cut down to these."""
+    out: set[str] = set()
+    for part in {question, *sub_questions(question)}:
+        out.update(_terms(part), _terms(_HOW_WORD.sub("how", part)), key_terms(part))
+    return frozenset(out)
+
+
 def relevance(
     question: str,
     text: str,
@@ -343,12 +379,23 @@ def relevance(
     shares its title). ``page_terms`` (see :func:`text_terms`) are the terms of the rest of the
     page, which count at a smaller share. ``stats`` weighs terms by IDF.
     """
-    text_terms = _text_terms(text)
-    context_terms = _text_terms(context) if context else frozenset()
-    spelled = f"{context}\n{text}"
+    passage = PassageTerms(
+        _text_terms(text), _text_terms(context) if context else frozenset(), f"{context}\n{text}"
+    )
+    return passage_relevance(question, passage, stats=stats, page_terms=page_terms)
+
+
+def passage_relevance(
+    question: str,
+    passage: PassageTerms,
+    *,
+    stats: TermStats | None = None,
+    page_terms: frozenset[str] = frozenset(),
+) -> float:
+    """:func:`relevance` of a passage whose terms are already computed."""
     return round(
         max(
-            _coverage(p, text_terms, context_terms, stats, spelled, page_terms)
+            _coverage(p, passage.terms, passage.context_terms, stats, passage.spelled, page_terms)
             for p in sub_questions(question)
         ),
         6,

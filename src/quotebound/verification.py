@@ -38,13 +38,13 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from functools import lru_cache
 from itertools import chain, compress, count, islice, repeat
 from operator import add, sub
 from typing import Literal
 
 from rapidfuzz import fuzz
 
+from quotebound.bytecache import array_bytes, memoize, str_bytes
 from quotebound.normalize import NormalizedText, normalize_with_offsets, strip_quote_decorations
 from quotebound.records import VerificationRecord
 
@@ -127,7 +127,6 @@ _SEPARATOR = "\x00"
 """Joins tokens to casefold them in one call: no token contains it or casefolds to it."""
 _DIGIT = re.compile(r"\d")
 _POLARITY = frozenset(frozenset(pair) for pair in POLARITY_PAIRS)
-_CACHE_SIZE = 8
 _UNKNOWN_CODE = "\x00"
 """The alignment code of a quote token that the source never uses."""
 
@@ -366,12 +365,40 @@ def _tokenize(normalized: str) -> list[str]:
     return [match.group().casefold() for match in _TOKEN.finditer(normalized)]
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
+def _normalized_bytes(normalized: NormalizedText) -> int:
+    return str_bytes(normalized.text) + array_bytes(
+        (
+            normalized.change_starts,
+            normalized.change_ends,
+            normalized.source_starts,
+            normalized.source_ends,
+        )
+    )
+
+
+_TOKEN_BYTES = 8
+"""A token's place in the index's token list (the token strings are shared)."""
+_DISTINCT_BYTES = 150
+"""A distinct token: its string and its entry in the code table."""
+
+
+def _index_bytes(index: _SourceIndex) -> int:
+    """The index's own parts (its normalized text is cached, and counted, on its own)."""
+    return (
+        len(index.tokens) * _TOKEN_BYTES
+        + len(index.codes) * _DISTINCT_BYTES
+        + str_bytes(index.content_codes)
+        + str_bytes(index.token_codes)
+        + array_bytes((index.block_starts, index.block_tokens, index.article_shifts))
+    )
+
+
+@memoize(_normalized_bytes)
 def _normalized_source(source_text: str) -> NormalizedText:
     return normalize_with_offsets(source_text)
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
+@memoize(_index_bytes)
 def _source_index(source_text: str) -> _SourceIndex:
     normalized = _normalized_source(source_text)
     text = normalized.text

@@ -277,6 +277,32 @@ def test_index_survives_a_file_declaring_a_codec_that_is_not_a_text_encoding(
     assert "added 4" in done.stderr
 
 
+def test_index_and_verify_read_the_page_cap_that_research_reads(tmp_path: Path) -> None:
+    corpus = _write_corpus(tmp_path / "corpus")
+    big = corpus / "big.html"
+    big.write_text("<p>" + "The long report goes on. " * 50_000 + "</p>", encoding="utf-8")
+    assert 1_000_000 < big.stat().st_size < 2_000_000
+
+    def run(cap: str, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [QUOTEBOUND, *args],
+            env={**_env(tmp_path), "QUOTEBOUND_MAX_PAGE_MB": cap},
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            check=False,
+        )
+
+    small_cap = run("1", "index", str(corpus), "--base-url", BASE_URL)
+    assert small_cap.returncode == 0 and "skipped 1" in small_cap.stderr, small_cap.stderr
+    raised = run("3", "index", str(corpus), "--base-url", BASE_URL)
+    assert raised.returncode == 0 and "added 1" in raised.stderr, raised.stderr
+    quote = "The long report goes on. The long report goes on."
+    assert run("1", "verify", "--quote", quote, "--file", str(big)).returncode == 2
+    assert run("3", "verify", "--quote", quote, "--file", str(big)).returncode == 0
+
+
 def test_verify_pass_and_fail_against_a_file(tmp_path: Path) -> None:
     page = _write_corpus(tmp_path / "corpus") / "bridge.html"
     quote = "a full lift cycle takes about twelve minutes"

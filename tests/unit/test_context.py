@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from quotebound.context import PROFILES, Context, make_context
 from quotebound.errors import ConfigError
+from quotebound.nodes.deps import Deps
 
 
 @pytest.fixture(autouse=True)
@@ -119,3 +122,30 @@ def test_the_page_size_cap_reaches_the_fetcher_and_the_corpus(
     monkeypatch.setenv("QUOTEBOUND_MAX_PAGE_MB", "0")
     with pytest.raises(ConfigError, match="max_page_mb"):
         Context().resolved()
+
+
+def test_threads_asking_for_the_same_toolkit_at_once_build_it_once(tmp_path: Path) -> None:
+    class Counting(Deps):
+        builds = 0
+
+        def _build(self, settings: Context):  # type: ignore[no-untyped-def]
+            type(self).builds += 1
+            time.sleep(0.05)  # a slow build: every thread arrives while it runs
+            return super()._build(settings)
+
+    deps = Counting()
+    settings = Context(provider="corpus", corpus_dir=str(tmp_path)).resolved()
+    barrier = threading.Barrier(6)
+    got: list[object] = []
+
+    def ask() -> None:
+        barrier.wait()
+        got.append(deps.toolkit(settings))
+
+    threads = [threading.Thread(target=ask) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert Counting.builds == 1
+    assert all(t is got[0] for t in got)

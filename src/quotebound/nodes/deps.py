@@ -7,6 +7,7 @@ model or their own providers; by default everything is built from the run's conf
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -59,6 +60,7 @@ class Deps:
     command, whose user owns the machine). A server sets it, so that a client's context
     cannot make it index and quote arbitrary server files."""
     _cache: dict[tuple[Any, ...], Toolkit] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def toolkit(self, settings: Context) -> Toolkit:
         """The providers, corpora, fetch policy and chat model for these settings (memoized)."""
@@ -68,11 +70,12 @@ class Deps:
             os.environ.get("OPENAI_API_KEY") is not None,
             os.environ.get("OPENAI_BASE_URL"),
         )
-        if key not in self._cache:
-            if len(self._cache) >= _TOOLKITS_KEPT:  # a server sees many contexts: keep a few
-                del self._cache[next(iter(self._cache))]
-            self._cache[key] = self._build(settings)
-        return self._cache[key]
+        with self._lock:  # nodes run in worker threads too
+            if key not in self._cache:
+                if len(self._cache) >= _TOOLKITS_KEPT:  # a server sees many contexts: keep a few
+                    del self._cache[next(iter(self._cache))]
+                self._cache[key] = self._build(settings)
+            return self._cache[key]
 
     def _build(self, settings: Context) -> Toolkit:
         providers = (
@@ -89,7 +92,7 @@ class Deps:
             respect_robots=bool(settings.respect_robots),
         )
         if self.fetch_policy is None:  # an explicit policy keeps its own caps
-            cap = _page_bytes(settings)
+            cap = settings.page_bytes()
             policy = replace(
                 policy,
                 max_bytes=cap,
@@ -126,12 +129,8 @@ def _local_corpus(settings: Context, roots: Sequence[Path] | None) -> LocalCorpu
         root,
         base_url=settings.corpus_base_url or None,
         tier=TrustTier(settings.corpus_tier or TrustTier.PRIMARY_SOURCE),
-        max_bytes=_page_bytes(settings),
+        max_bytes=settings.page_bytes(),
     )
-
-
-def _page_bytes(settings: Context) -> int:
-    return int(float(settings.max_page_mb or 5.0) * 1_000_000)
 
 
 def _providers(settings: Context, roots: Sequence[Path] | None) -> list[SearchProvider]:
