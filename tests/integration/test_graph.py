@@ -157,6 +157,24 @@ async def test_two_concurrent_threads_stay_apart(tmp_path: Path, corpus: LocalCo
     assert all(f["url"] in beta for f in b["findings"])
 
 
+async def test_a_new_run_on_a_used_thread_starts_afresh(corpus: LocalCorpus) -> None:
+    store, saver = InMemoryStore(), InMemorySaver()
+    deps = Deps(providers=[corpus])
+
+    async def run(question: str, thread_id: str, **kw: Any) -> dict[str, Any]:
+        return await run_research(question, thread_id=thread_id, context=_ctx(), deps=deps, **kw)
+
+    first = await run(QUESTION, "t1", store=store, checkpointer=saver)
+    assert first["status"] == "answered" and first["audit"]["reviews"]
+    off_topic = "Which composer wrote the opera Carmen?"
+    again = await run(off_topic, "t1", store=store, checkpointer=saver)
+    fresh = await run(off_topic, "t2", store=InMemoryStore(), checkpointer=InMemorySaver())
+    assert again["status"] == fresh["status"] == "insufficient_evidence"
+    for key in ("reviews", "composer", "rounds", "evidence", "gates"):
+        assert again["audit"].get(key) == fresh["audit"].get(key), key
+    assert again["findings"] == fresh["findings"] == []
+
+
 async def test_prompt_injection_adds_no_source_or_citation(corpus: LocalCorpus) -> None:
     out = await _run(corpus, "How does the Tern client use a proxy, and what is its timeout?")
     assert "evil.example" not in " ".join(f["url"] for f in out["findings"])

@@ -14,13 +14,15 @@ from quotebound.context import Context
 from quotebound.nodes.deps import Deps
 from quotebound.nodes.events import emit
 from quotebound.rawstore import validate_thread_id
-from quotebound.state import ResearchState, validate_question
+from quotebound.state import InputState, ResearchState, validate_question
 
 __all__ = ["check_store"]
 
 log = logging.getLogger(__name__)
 
 _INPUT_OPTIONS = ("profile", "max_sources", "max_rounds")
+_RUN_KEYS = tuple(k for k in ResearchState.__annotations__ if k not in InputState.__annotations__)
+"""The state a run builds, as opposed to what its caller passes in."""
 
 
 async def check_store(
@@ -45,6 +47,9 @@ async def check_store(
         warnings.append(f"verification disabled: {reason}")
         log.warning("quotebound: verification disabled: %s", reason)
     update: dict[str, Any] = {
+        # A run on a thread that ran before starts afresh: nothing of the last run's state
+        # (its reviews, composition, report ...) carries over; its stored pages stay.
+        **dict.fromkeys(_RUN_KEYS),
         "question": question,
         "settings": settings.as_dict(),
         "thread_id": str(thread_id) if thread_id and not reason else None,
