@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from quotebound.nodes.deps import Deps
     from quotebound.parsing import Block, Page, parse_page, sanitize_html
     from quotebound.rawstore import RawPage, get_raw_page, list_raw_pages, raw_namespace
-    from quotebound.runner import load_run, run_research
+    from quotebound.runner import load_run, resume_research, run_research
     from quotebound.search import ProviderLadder, SearchCandidate, SearchProvider
     from quotebound.stores import open_store
     from quotebound.tavily import TavilyProvider
@@ -53,7 +53,7 @@ _MODULES = {
     "nodes.deps": ("Deps",),
     "parsing": ("Block", "Page", "parse_page", "sanitize_html"),
     "rawstore": ("RawPage", "get_raw_page", "list_raw_pages", "raw_namespace"),
-    "runner": ("load_run", "run_research"),
+    "runner": ("load_run", "resume_research", "run_research"),
     "search": ("ProviderLadder", "SearchCandidate", "SearchProvider"),
     "stores": ("open_store",),
     "tavily": ("TavilyProvider",),
@@ -94,6 +94,7 @@ __all__ = [
     "open_store",
     "parse_page",
     "raw_namespace",
+    "resume_research",
     "run_research",
     "sanitize_html",
     "verify_quote",

@@ -100,7 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
     research = sub.add_parser(
         "research", parents=[common, store, fmt], help="answer a question with verified quotes"
     )
-    research.add_argument("question", help="the question to research")
+    research.add_argument("question", nargs="?", help="the question to research")
+    research.add_argument(
+        "--resume",
+        metavar="THREAD_ID",
+        help="continue that thread's interrupted run from its last checkpoint (no question)",
+    )
     research.add_argument("--corpus", metavar="DIR", help="search this local corpus directory")
     research.add_argument("--base-url", metavar="URL", help="public URL the corpus is cited under")
     research.add_argument("--provider", choices=get_args(ProviderName))
@@ -190,6 +195,10 @@ async def _research(args: argparse.Namespace) -> int:
     from quotebound.state import validate_question
     from quotebound.stores import open_store
 
+    if args.resume is not None:
+        return await _resume(args)
+    if args.question is None:
+        raise ConfigError("research needs a question (or --resume THREAD_ID)")
     question = validate_question(args.question)
     thread_id = validate_thread_id(args.thread_id) if args.thread_id else uuid.uuid4().hex
     explicit: dict[str, Any] = {
@@ -297,6 +306,44 @@ async def _index(args: argparse.Namespace) -> int:
         cap = Context().resolved().page_bytes()  # QUOTEBOUND_MAX_PAGE_MB, as research reads it
         _refresh(LocalCorpus(root, base_url=args.base_url, max_bytes=cap), progress)
     return EXIT_OK
+
+
+async def _resume(args: argparse.Namespace) -> int:
+    from quotebound.nodes.deps import Deps
+    from quotebound.rawstore import validate_thread_id
+    from quotebound.runner import resume_research
+    from quotebound.stores import open_store
+
+    given = [
+        name
+        for name, value in (
+            ("a question", args.question),
+            ("--thread-id", args.thread_id),
+            ("--corpus", args.corpus),
+            ("--base-url", args.base_url),
+            ("--provider", args.provider),
+            ("--profile", args.profile),
+            ("--max-sources", args.max_sources),
+        )
+        if value is not None
+    ]
+    if given:
+        raise ConfigError(
+            f"--resume continues a run with its own question and settings; drop {given[0]}"
+        )
+    thread_id = validate_thread_id(args.resume)
+    with _progress(args) as progress:
+        async with open_store(args.store) as handle:
+            result = await resume_research(
+                thread_id,
+                store=handle.store,
+                checkpointer=handle.checkpointer,
+                on_event=progress.event,
+                deps=Deps(),
+            )
+        progress.note(f"status {result.get('status')}; see it again: quotebound show {thread_id}")
+    _emit_run(args, result)
+    return _STATUS_EXIT.get(str(result.get("status")), EXIT_ERROR)
 
 
 # --- verify -----------------------------------------------------------------------------------

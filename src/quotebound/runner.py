@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any, cast
@@ -12,12 +13,13 @@ from langgraph.store.base import BaseStore
 from langgraph.types import StreamMode
 
 from quotebound.context import Context
+from quotebound.errors import ConfigError
 from quotebound.graph import build_graph
 from quotebound.nodes.deps import Deps
 from quotebound.rawstore import validate_thread_id
 from quotebound.state import OutputState, validate_question
 
-__all__ = ["OUTPUT_KEYS", "load_run", "run_research"]
+__all__ = ["OUTPUT_KEYS", "load_run", "resume_research", "run_research"]
 
 OUTPUT_KEYS = tuple(OutputState.__annotations__)
 """The keys of a run's output (docs/architecture.md §6); the command's JSON adds ``thread_id``."""
@@ -48,19 +50,61 @@ async def run_research(
         thread_id = validate_thread_id(thread_id or uuid.uuid4().hex)
     graph = build_graph(deps).compile(store=store, checkpointer=checkpointer)
     config: RunnableConfig = {"configurable": {"thread_id": thread_id}} if thread_id else {}
+    final = await _stream(graph, {"question": question}, config, context or Context(), on_event)
+    return _output(final, thread_id)
+
+
+async def resume_research(
+    thread_id: str,
+    *,
+    store: BaseStore,
+    checkpointer: BaseCheckpointSaver,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+    deps: Deps | None = None,
+) -> dict[str, Any]:
+    """Continue the interrupted run of ``thread_id`` from its last checkpoint (a process
+    killed or stopped mid-run) and return its output, as :func:`run_research` does.
+
+    The run keeps its question and settings and gets its whole time budget again, counted
+    from now. Raises ConfigError when the thread has no run, or its last run finished (a new
+    run on the thread starts afresh; there is nothing to continue)."""
+    thread_id = validate_thread_id(thread_id)
+    graph = build_graph(deps).compile(store=store, checkpointer=checkpointer)
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+    snapshot = await graph.aget_state(config)
+    if not snapshot.values:
+        raise ConfigError(f"no run to resume on thread {thread_id!r} (never run there, or pruned)")
+    if not snapshot.next:
+        raise ConfigError(
+            f"the run on thread {thread_id!r} finished; nothing to resume "
+            "(run a question on it to start afresh)"
+        )
+    settings = Context(**snapshot.values["settings"])
+    budget = float(settings.time_budget_s or 0)
+    await graph.aupdate_state(config, {"deadline": time.time() + budget})
+    final = await _stream(graph, None, config, settings, on_event)
+    return _output(final, thread_id)
+
+
+async def _stream(
+    graph: Any,
+    graph_input: dict[str, Any] | None,
+    config: RunnableConfig,
+    context: Context,
+    on_event: Callable[[dict[str, Any]], None] | None,
+) -> dict[str, Any]:
+    """Run ``graph`` (from ``graph_input``, or on from its last checkpoint for None), sending
+    progress events to ``on_event``; the final state."""
     modes: list[StreamMode] = ["custom", "values"]
     final: dict[str, Any] = {}
     async for mode, chunk in graph.astream(
-        {"question": question},
-        config=config,
-        context=context or Context(),
-        stream_mode=modes,
+        graph_input, config=config, context=context, stream_mode=modes
     ):
         if mode == "custom" and on_event is not None:
             on_event(cast(dict[str, Any], chunk))
         elif mode == "values":
             final = cast(dict[str, Any], chunk)
-    return _output(final, thread_id)
+    return final
 
 
 async def load_run(thread_id: str, *, checkpointer: BaseCheckpointSaver) -> dict[str, Any] | None:

@@ -121,6 +121,54 @@ def sqlite_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     return Run(home, corpus, store, "harbor-1", done)
 
 
+def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
+    corpus = _write_corpus(tmp_path / "corpus")
+    # A long log of lifts: reading it takes the run seconds, long enough to kill it meanwhile.
+    lifts = "".join(
+        f"<p>Lift {i}: the Harbor Bridge lift cycle ran for its usual time today, and the "
+        f"span was lowered again after ship number {i} had passed the harbor channel.</p>"
+        for i in range(12_000)
+    )
+    (corpus / "lift-log.html").write_text(f"<title>Harbor Bridge lift log</title>{lifts}")
+    args = ["--corpus", str(corpus), "--base-url", BASE_URL, "--thread-id", "killed-1"]
+    proc = subprocess.Popen(
+        [QUOTEBOUND, "research", QUESTION, *args],
+        env=_env(tmp_path),
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if "[fetch]" in line:
+            proc.kill()
+            break
+    proc.wait(timeout=60)
+    assert proc.returncode == -9, "".join(seen)
+    resumed = _run(tmp_path, "research", "--resume", "killed-1", "--format", "json")
+    assert resumed.returncode == 0, resumed.stderr
+    out = json.loads(resumed.stdout)
+    assert out["status"] == "answered" and out["thread_id"] == "killed-1"
+    assert any("twelve minutes" in f["quote"] for f in out["findings"])
+    # It went on from where it was killed: nothing was planned or searched again.
+    assert "[search]" not in resumed.stderr and "[plan]" not in resumed.stderr, resumed.stderr
+    assert "[extract_evidence]" in resumed.stderr
+
+
+def test_resume_says_in_one_line_why_there_is_nothing_to_continue(sqlite_run: Run) -> None:
+    home, store = sqlite_run.home, sqlite_run.store
+    finished = _one_line_error(_run(home, "research", "--resume", "harbor-1", "--store", store))
+    assert "finished; nothing to resume" in finished
+    unknown = _one_line_error(_run(home, "research", "--resume", "nobody", "--store", store))
+    assert "no run to resume on thread 'nobody'" in unknown
+    both = _one_line_error(_run(home, "research", QUESTION, "--resume", "harbor-1"))
+    assert "drop a question" in both
+    assert "--resume" in _one_line_error(_run(home, "research"))
+
+
 def test_research_answers_with_quotes_that_verify_against_the_stored_pages(
     sqlite_run: Run,
 ) -> None:

@@ -29,7 +29,7 @@ from quotebound.errors import ConfigError
 from quotebound.graph import build_graph
 from quotebound.nodes.deps import Deps
 from quotebound.rawstore import get_raw_page, list_raw_pages, parsed_page
-from quotebound.runner import run_research
+from quotebound.runner import resume_research, run_research
 from quotebound.verification import verify_quote
 
 QUESTION = "What is the default timeout of the Tern client and how often does it retry?"
@@ -173,6 +173,30 @@ async def test_a_new_run_on_a_used_thread_starts_afresh(corpus: LocalCorpus) -> 
     for key in ("reviews", "composer", "rounds", "evidence", "gates"):
         assert again["audit"].get(key) == fresh["audit"].get(key), key
     assert again["findings"] == fresh["findings"] == []
+
+
+async def test_an_interrupted_run_resumes_from_its_checkpoint_with_a_new_budget(
+    corpus: LocalCorpus,
+) -> None:
+    store, saver = InMemoryStore(), InMemorySaver()
+    deps = Deps(providers=[corpus])
+    config: Any = {"configurable": {"thread_id": "t1"}}
+    # A run stopped after its pages were read (as a killed process leaves its checkpoints).
+    stopped = build_graph(deps).compile(store=store, checkpointer=saver, interrupt_after=["fetch"])
+    await stopped.ainvoke({"question": QUESTION}, config=config, context=_ctx(time_budget_s=1.0))
+    assert (await stopped.aget_state(config)).next == ("extract_evidence",)
+    read = {p.url for p in await list_raw_pages(store, "t1")}
+    await asyncio.sleep(1.2)  # its deadline has passed: a resumed run gets its budget again
+    out = await resume_research("t1", store=store, checkpointer=saver, deps=deps)
+    assert out["status"] == "answered", out["answer"]
+    assert out["audit"]["stop_reason"] != "timeout"
+    assert {p.url for p in await list_raw_pages(store, "t1")} >= read
+    fresh = await _run(corpus)
+    assert [f["quote"] for f in out["findings"]] == [f["quote"] for f in fresh["findings"]]
+    with pytest.raises(ConfigError, match="finished; nothing to resume"):
+        await resume_research("t1", store=store, checkpointer=saver, deps=deps)
+    with pytest.raises(ConfigError, match="no run to resume"):
+        await resume_research("t9", store=store, checkpointer=saver, deps=deps)
 
 
 async def test_prompt_injection_adds_no_source_or_citation(corpus: LocalCorpus) -> None:
