@@ -14,6 +14,7 @@ score orders them.
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -91,9 +92,13 @@ def rank_pages(
     question: str,
     pages: Sequence[tuple[Page, str, Sequence[Candidate]]],
     retrieved: Sequence[Mapping[str, int]] | None = None,
+    *,
+    best: int | None = None,
 ) -> list[list[Ranked]]:
     """Each page's candidates (a page, its title and its candidates) best first, document
-    order on ties. Terms weigh by their IDF over all the candidates, each with its context.
+    order on ties, or only its ``best`` ones (a large page's tens of thousands of candidates
+    are then never held ranked at once). Terms weigh by their IDF over all the candidates,
+    each with its context.
 
     ``retrieved`` holds, per page, the passages its search found (the passage's head, see
     :func:`~quotebound.passages.passage_head`, and its rank among all the passages the search
@@ -123,7 +128,7 @@ def rank_pages(
     for (_, _, candidates), page_contexts, ranks, terms_of in zip(
         pages, contexts, found, quote_terms, strict=True
     ):
-        ranked: list[tuple[float, int, Ranked]] = []
+        kept: list[tuple[float, int, Ranked]] = []  # a heap, worst first: (score, -index)
         page_terms = frozenset().union(*terms_of)
         for i, (c, (context, path)) in enumerate(zip(candidates, page_contexts, strict=True)):
             beside = [
@@ -151,9 +156,13 @@ def rank_pages(
                 + _PROSE_WEIGHT * bool(_PROSE.search(c.quote))
                 + (_RETRIEVED_WEIGHT / (_RETRIEVED_K + found_at) if found_at is not None else 0.0)
             )
-            ranked.append((-score, i, Ranked(c, context, parts, rel, round(score, 6), found_at)))
-        ranked.sort(key=lambda t: t[:2])
-        out.append([r for _, _, r in ranked])
+            item = (score, -i, Ranked(c, context, parts, rel, round(score, 6), found_at))
+            if best is None or len(kept) < best:
+                heapq.heappush(kept, item)
+            elif item[:2] > kept[0][:2]:
+                heapq.heapreplace(kept, item)
+        kept.sort(key=lambda t: (-t[0], -t[1]))
+        out.append([r for _, _, r in kept])
     return out
 
 

@@ -69,7 +69,12 @@ def _ranked(
     read: list[tuple[str, tuple[Page, str, list[Candidate]]]],
     retrieved: dict[str, dict[str, int]],
 ) -> list[tuple[str, list[Ranked]]]:
-    ranked = rank_pages(question, [p for _, p in read], [retrieved.get(sid, {}) for sid, _ in read])
+    ranked = rank_pages(
+        question,
+        [p for _, p in read],
+        [retrieved.get(sid, {}) for sid, _ in read],
+        best=MAX_CANDIDATES_PER_SOURCE,
+    )
     return [(sid, r) for (sid, _), r in zip(read, ranked, strict=True)]
 
 
