@@ -390,8 +390,10 @@ class LocalCorpus:
         words = self._words
         for path in ranked:
             if path not in words:
-                bodies = db.execute("SELECT body FROM passages WHERE path = ?", (path,))
-                words[path] = frozenset().union(*(content_words(body) for (body,) in bodies))
+                seen: set[str] = set()
+                for (body,) in db.execute("SELECT body FROM passages WHERE path = ?", (path,)):
+                    seen.update(content_words(body))
+                words[path] = frozenset(seen)
             twin = next((k for k in kept if same_content(words[k], words[path])), None)
             if twin is None:
                 kept.append(path)
