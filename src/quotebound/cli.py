@@ -188,6 +188,7 @@ def _progress(args: argparse.Namespace) -> Progress:
 
 
 async def _research(args: argparse.Namespace) -> int:
+    from quotebound.bytecache import shared as shared_cache
     from quotebound.context import make_context
     from quotebound.nodes.deps import Deps
     from quotebound.rawstore import validate_thread_id
@@ -210,6 +211,7 @@ async def _research(args: argparse.Namespace) -> int:
     if args.base_url:
         explicit["corpus_base_url"] = args.base_url
     context = make_context(args.profile, **explicit)
+    shared_cache()  # a malformed QUOTEBOUND_CACHE_MB fails here, before anything runs
     deps = Deps()
     with _progress(args) as progress:
         async with open_store(args.store) as handle:
@@ -309,6 +311,7 @@ async def _index(args: argparse.Namespace) -> int:
 
 
 async def _resume(args: argparse.Namespace) -> int:
+    from quotebound.bytecache import shared as shared_cache
     from quotebound.nodes.deps import Deps
     from quotebound.rawstore import validate_thread_id
     from quotebound.runner import resume_research
@@ -332,6 +335,7 @@ async def _resume(args: argparse.Namespace) -> int:
             f"--resume continues a run with its own question and settings; drop {given[0]}"
         )
     thread_id = validate_thread_id(args.resume)
+    shared_cache()
     with _progress(args) as progress:
         async with open_store(args.store) as handle:
             result = await resume_research(

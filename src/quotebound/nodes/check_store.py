@@ -10,6 +10,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from quotebound.bytecache import shared as shared_cache
 from quotebound.context import Context
 from quotebound.nodes.deps import Deps
 from quotebound.nodes.events import emit
@@ -34,6 +35,7 @@ async def check_store(
     settings = (runtime.context or Context()).resolved(**explicit)
     # Fail fast on configuration that cannot work; building a corpus touches the disk.
     await asyncio.to_thread(deps.toolkit, settings)
+    shared_cache()  # the process's cache budget (QUOTEBOUND_CACHE_MB), read once
     thread_id = (config.get("configurable") or {}).get("thread_id")
     reason = ""
     if runtime.store is None:
