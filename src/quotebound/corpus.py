@@ -34,7 +34,7 @@ from urllib.parse import quote, urlsplit
 import platformdirs
 
 from quotebound.documents import decode_document
-from quotebound.duplicates import content_words, same_content
+from quotebound.duplicates import content_words_of, same_content
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.parsing import Page
 from quotebound.passages import passage_head, passages
@@ -390,10 +390,8 @@ class LocalCorpus:
         words = self._words
         for path in ranked:
             if path not in words:
-                seen: set[str] = set()
-                for (body,) in db.execute("SELECT body FROM passages WHERE path = ?", (path,)):
-                    seen.update(content_words(body))
-                words[path] = frozenset(seen)
+                bodies = db.execute("SELECT body FROM passages WHERE path = ?", (path,))
+                words[path] = content_words_of(body for (body,) in bodies)
             twin = next((k for k in kept if same_content(words[k], words[path])), None)
             if twin is None:
                 kept.append(path)

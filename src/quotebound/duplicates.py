@@ -8,8 +8,9 @@ of words (three letters or more, case folded) they use overlap by ``SAME_CONTENT
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-__all__ = ["SAME_CONTENT_JACCARD", "content_words", "same_content"]
+__all__ = ["SAME_CONTENT_JACCARD", "content_words", "content_words_of", "same_content"]
 
 SAME_CONTENT_JACCARD = 0.7
 """Word-set overlap (intersection over union) from which two pages are one content."""
@@ -18,9 +19,17 @@ _WORD = re.compile(r"\w{3,}")
 
 
 def content_words(text: str) -> frozenset[str]:
-    """The case-folded words of three or more characters that ``text`` uses (read one at a
-    time: a page's word list would be far larger than its set of words)."""
-    return frozenset(m.group().casefold() for m in _WORD.finditer(text))
+    """The case-folded words of three or more characters that ``text`` uses."""
+    return content_words_of(text.splitlines())
+
+
+def content_words_of(texts: Iterable[str]) -> frozenset[str]:
+    """:func:`content_words` of several texts together (a page's passages, its lines), read
+    one text at a time: a whole page's word list would be far larger than its set of words."""
+    words: set[str] = set()
+    for text in texts:
+        words.update(w.casefold() for w in _WORD.findall(text))
+    return frozenset(words)
 
 
 def same_content(a: frozenset[str], b: frozenset[str]) -> bool:
