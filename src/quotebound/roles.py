@@ -222,8 +222,9 @@ _ALSO = 0.5
 _SECTION_LEVELS = 2
 """How far above the region a section box may be that brings its sibling sections."""
 _PART_OF_WHOLE = 1.0
-"""The region widens to its parent while the parent's prose outside it is at least this share
-of the prose inside: the candidate was one section of a body split into many."""
+"""The region widens to an ancestor whose prose outside it is at least this share of the prose
+inside (climbing past wrappers, up to a boilerplate-looking box): the candidate was one section
+of a body split into many."""
 _LEVEL_SHARE = (1.0, 1.0, 0.5, 1 / 6, 1 / 9, 1 / 12)
 """Share of a paragraph's score that the node holding it and each ancestor level receive."""
 _PROSE_CHARS = 80
