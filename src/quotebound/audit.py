@@ -52,14 +52,14 @@ def with_record(
     tier: int | None = None,
     gate: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """The state's record chain with one more record for ``stage`` (a new list)."""
-    records = list(state.get("records") or [])
-    records.append(
+    """The next record of the state's chain, for ``stage``, as a one-item list: the state's
+    ``records`` are appended to, never rewritten."""
+    records = state.get("records") or []
+    return [
         new_record(
             records, stage, request=request, response_summary=response_summary, tier=tier, gate=gate
         )
-    )
-    return records
+    ]
 
 
 def sha256_text(text: str) -> str:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+import operator
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, get_type_hints
+
+from langgraph.types import Overwrite
 
 from quotebound.context import require_unicode
 from quotebound.errors import ConfigError
 from quotebound.records import Composition, EvidenceItem, Finding, SourceInfo
 
 __all__ = [
+    "APPENDED",
     "MAX_QUESTION_CHARS",
     "InputState",
     "OutputState",
@@ -16,6 +21,8 @@ __all__ = [
     "RoundRecord",
     "Status",
     "StopReason",
+    "merged",
+    "new_warnings",
     "validate_question",
 ]
 
@@ -90,21 +97,49 @@ class ResearchState(OutputState, total=False):
     gaps: list[str]
     candidates: list[dict[str, Any]]
     new_candidates: int
-    provider_runs: list[dict[str, Any]]
-    fetched: list[SourceInfo]
-    failed: list[SourceInfo]
+    provider_runs: Annotated[list[dict[str, Any]], operator.add]
+    fetched: Annotated[list[SourceInfo], operator.add]
+    failed: Annotated[list[SourceInfo], operator.add]
     round_sources: list[str]
     text_chars: dict[str, int]
     pending: list[dict[str, Any]]
-    evidence: list[EvidenceItem]
-    gates: list[dict[str, Any]]
-    records: list[dict[str, Any]]
-    rounds: list[RoundRecord]
+    evidence: Annotated[list[EvidenceItem], operator.add]
+    gates: Annotated[list[dict[str, Any]], operator.add]
+    records: Annotated[list[dict[str, Any]], operator.add]
+    rounds: Annotated[list[RoundRecord], operator.add]
     decision: Literal["search", "compose", "insufficient"]
     stop_reason: StopReason
     composition: Composition
     review: dict[str, Any]
-    reviews: list[dict[str, Any]]
+    reviews: Annotated[list[dict[str, Any]], operator.add]
     revisions: int
     force_extractive: bool
-    warnings: list[str]
+    warnings: Annotated[list[str], operator.add]
+
+
+APPENDED = frozenset(
+    key
+    for key, hint in get_type_hints(ResearchState, include_extras=True).items()
+    if getattr(hint, "__metadata__", None)
+)
+"""State lists a node appends to (its update holds only the new items), never rewrites."""
+
+
+def merged(state: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """The state as it is once ``update`` is applied: appended lists grow, an ``Overwrite``
+    replaces, anything else is replaced."""
+    out = dict(state)
+    for key, value in update.items():
+        if isinstance(value, Overwrite):
+            out[key] = value.value
+        elif key in APPENDED:
+            out[key] = [*(state.get(key) or []), *value]
+        else:
+            out[key] = value
+    return out
+
+
+def new_warnings(state: Mapping[str, Any], warnings: Iterable[str]) -> list[str]:
+    """``warnings`` the state does not hold yet, each once, in order: what a node appends."""
+    known = set(state.get("warnings") or [])
+    return [w for w in dict.fromkeys(warnings) if w not in known]

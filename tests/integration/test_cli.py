@@ -127,9 +127,10 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
     lifts = "".join(
         f"<p>Lift {i}: the Harbor Bridge lift cycle ran for its usual time today, and the "
         f"span was lowered again after ship number {i} had passed the harbor channel.</p>"
-        for i in range(12_000)
+        for i in range(25_000)
     )
     (corpus / "lift-log.html").write_text(f"<title>Harbor Bridge lift log</title>{lifts}")
+    assert (corpus / "lift-log.html").stat().st_size < 5_000_000  # under the default page cap
     args = ["--corpus", str(corpus), "--base-url", BASE_URL, "--thread-id", "killed-1"]
     proc = subprocess.Popen(
         [QUOTEBOUND, "research", QUESTION, *args],

@@ -175,6 +175,31 @@ async def test_a_new_run_on_a_used_thread_starts_afresh(corpus: LocalCorpus) -> 
     assert again["findings"] == fresh["findings"] == []
 
 
+async def test_nodes_append_to_the_lists_of_the_state_never_rewrite_them(
+    corpus: LocalCorpus,
+) -> None:
+    graph = build_graph(Deps(providers=[corpus])).compile(
+        store=InMemoryStore(), checkpointer=InMemorySaver()
+    )
+    config: Any = {"configurable": {"thread_id": "t1"}}
+    updates = [
+        (node, update)
+        async for chunk in graph.astream(
+            {"question": QUESTION}, config=config, context=_ctx(), stream_mode="updates"
+        )
+        for node, update in chunk.items()
+    ]
+    state = (await graph.aget_state(config)).values
+    after_start = updates[1:]  # check_store starts every list afresh
+    # Each node writes one record and only its own evidence, and the state holds them all.
+    assert all(len(update["records"]) == 1 for _, update in after_start if "records" in update)
+    assert [r["stage"] for r in state["records"]] == [
+        node for node, update in after_start if "records" in update
+    ]
+    written = [e for node, u in after_start if node == "verify_evidence" for e in u["evidence"]]
+    assert written == state["evidence"] and written
+
+
 async def test_an_interrupted_run_resumes_from_its_checkpoint_with_a_new_budget(
     corpus: LocalCorpus,
 ) -> None:

@@ -9,13 +9,14 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
+from langgraph.types import Overwrite
 
 from quotebound.bytecache import shared as shared_cache
 from quotebound.context import Context
 from quotebound.nodes.deps import Deps
 from quotebound.nodes.events import emit
 from quotebound.rawstore import validate_thread_id
-from quotebound.state import InputState, ResearchState, validate_question
+from quotebound.state import APPENDED, InputState, ResearchState, merged, validate_question
 
 __all__ = ["check_store"]
 
@@ -48,7 +49,7 @@ async def check_store(
     if reason:
         warnings.append(f"verification disabled: {reason}")
         log.warning("quotebound: verification disabled: %s", reason)
-    update: dict[str, Any] = {
+    fresh: dict[str, Any] = {
         # A run on a thread that ran before starts afresh: nothing of the last run's state
         # (its reviews, composition, report ...) carries over; its stored pages stay.
         **dict.fromkeys(_RUN_KEYS),
@@ -75,5 +76,7 @@ async def check_store(
         "force_extractive": False,
         "warnings": warnings,
     }
-    emit(runtime, {**state, **update}, "check_store", reason or "store ready")
+    # The lists that nodes append to are replaced, not appended to, here.
+    update = {k: Overwrite(v or []) if k in APPENDED else v for k, v in fresh.items()}
+    emit(runtime, merged(state, update), "check_store", reason or "store ready")
     return update

@@ -18,7 +18,7 @@ from quotebound.nodes.deps import Deps
 from quotebound.nodes.evaluate import relevant_evidence
 from quotebound.nodes.events import emit
 from quotebound.records import Composition
-from quotebound.state import ResearchState
+from quotebound.state import ResearchState, merged
 
 __all__ = ["compose"]
 
@@ -29,7 +29,7 @@ async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps
     model = deps.toolkit(settings).chat_model
     evidence = relevant_evidence(state)
     max_findings = int(settings.max_citations or 6)
-    warnings = list(state.get("warnings") or [])
+    warnings: list[str] = []
     feedback = list((state.get("review") or {}).get("feedback") or [])
     composition: Composition
     if model is not None and not state.get("force_extractive"):
@@ -57,7 +57,7 @@ async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps
     update = {"composition": composition, "warnings": warnings, "records": records}
     emit(
         runtime,
-        {**state, **update},
+        merged(state, update),
         "compose",
         f"{len(composition['findings'])} findings ({composition['mode']})",
     )

@@ -26,7 +26,7 @@ from quotebound.prompts import EVALUATE_SYSTEM
 from quotebound.questions import answers_shape
 from quotebound.records import EvidenceItem
 from quotebound.relevance import sub_questions
-from quotebound.state import ResearchState, RoundRecord
+from quotebound.state import ResearchState, RoundRecord, merged
 
 __all__ = [
     "Assessment",
@@ -187,7 +187,7 @@ async def evaluate(
     """Record this round's decision and its reason; the router follows ``decision``."""
     now = time.time()
     a = assess(state, now=now)
-    warnings = list(state.get("warnings") or [])
+    warnings: list[str] = []
     model = deps.toolkit(Context(**state["settings"])).chat_model if deps is not None else None
     if model is not None and judgeable(a, state):
         try:
@@ -221,10 +221,10 @@ async def evaluate(
         "records": records,
         "decision": a.decision,
         "gaps": list(a.gaps),
-        "rounds": [*(state.get("rounds") or []), record],
+        "rounds": [record],
         "warnings": warnings,
     }
     if a.stop_reason:
         update["stop_reason"] = a.stop_reason
-    emit(runtime, {**state, **update}, "evaluate", f"{a.decision}: {a.reason}")
+    emit(runtime, merged(state, update), "evaluate", f"{a.decision}: {a.reason}")
     return update

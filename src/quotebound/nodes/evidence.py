@@ -23,7 +23,7 @@ from quotebound.parsing import Page
 from quotebound.ranking import Ranked, rank_pages
 from quotebound.rawstore import RawPage, get_raw_page, parsed_page
 from quotebound.records import EvidenceItem
-from quotebound.state import ResearchState
+from quotebound.state import ResearchState, merged
 from quotebound.verification import verify_quote
 
 __all__ = ["MAX_CANDIDATES_PER_SOURCE", "extract_evidence", "page_text", "verify_evidence"]
@@ -149,7 +149,7 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
             "unread_for_time": unread,
         },
     )
-    warnings = list(state.get("warnings") or [])
+    warnings: list[str] = []
     if set_aside:
         warnings.append(
             f"extract_evidence: {set_aside} passage(s) addressing the model set aside (injection)"
@@ -157,7 +157,7 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
     if unread:
         warnings.append(f"extract_evidence: time budget spent; {unread} page(s) not read")
     update = {"pending": pending, "records": records, "warnings": warnings}
-    emit(runtime, {**state, **update}, "extract_evidence", f"{len(pending)} candidate quotes")
+    emit(runtime, merged(state, update), "extract_evidence", f"{len(pending)} candidate quotes")
     return update
 
 
@@ -204,16 +204,18 @@ async def verify_evidence(state: ResearchState, runtime: Runtime[Context]) -> di
         },
         tier=min((e["trust_tier"] for e in new), default=None),
     )
-    warnings = list(state.get("warnings") or [])
+    warnings: list[str] = []
     if unverified:
         warnings.append(
             f"verify_evidence: time budget spent; {unverified} quote(s) left unverified"
         )
     update = {
-        "evidence": [*(state.get("evidence") or []), *new],
+        "evidence": new,
         "pending": [],
         "records": records,
         "warnings": warnings,
     }
-    emit(runtime, {**state, **update}, "verify_evidence", f"{passed} of {len(new)} quotes verified")
+    emit(
+        runtime, merged(state, update), "verify_evidence", f"{passed} of {len(new)} quotes verified"
+    )
     return update

@@ -29,7 +29,7 @@ from quotebound.nodes.events import emit
 from quotebound.rawstore import RawPage, get_raw_page, parsed_page, put_raw_page
 from quotebound.records import SourceInfo
 from quotebound.search import SearchCandidate, select_for_fetch
-from quotebound.state import ResearchState
+from quotebound.state import ResearchState, merged, new_warnings
 
 __all__ = ["PER_DOMAIN_CAP", "fetch"]
 
@@ -136,10 +136,12 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
 
     text_chars: dict[str, int] = {}
     round_sources: list[str] = []
+    fetched_now: list[SourceInfo] = []
+    failed_now: list[SourceInfo] = []
     for c, page in ok:
         text_chars[c.source_id] = len(parsed_page(page).text)
         round_sources.append(c.source_id)
-        fetched.append(
+        fetched_now.append(
             SourceInfo(
                 source_id=c.source_id,
                 url=c.url,
@@ -153,7 +155,7 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
             )
         )
     for c, failure in bad:
-        failed.append(
+        failed_now.append(
             SourceInfo(
                 source_id=c.source_id,
                 url=c.url,
@@ -168,7 +170,9 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
             )
         )
     all_chars = {**dict(state.get("text_chars") or {}), **text_chars}
-    gate = fetch_gate(fetched, min_sources=int(settings.min_sources or 1), text_chars=all_chars)
+    gate = fetch_gate(
+        [*fetched, *fetched_now], min_sources=int(settings.min_sources or 1), text_chars=all_chars
+    )
     records = with_record(
         state,
         "fetch",
@@ -180,16 +184,14 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
         tier=min((p.trust_tier for _, p in ok), default=None),
         gate=gate.to_dict(),
     )
-    warnings = list(state.get("warnings") or [])
-    warnings += [w for w in (f"fetch: {g}" for g in gate.warnings) if w not in warnings]
     update: dict[str, Any] = {
-        "fetched": fetched,
-        "failed": failed,
+        "fetched": fetched_now,
+        "failed": failed_now,
         "round_sources": round_sources,
         "text_chars": all_chars,
-        "gates": [*state["gates"], {**gate.to_dict(), "round": round_no}],
+        "gates": [{**gate.to_dict(), "round": round_no}],
         "records": records,
-        "warnings": warnings,
+        "warnings": new_warnings(state, (f"fetch: {g}" for g in gate.warnings)),
     }
-    emit(runtime, {**state, **update}, "fetch", f"{len(ok)} read, {len(bad)} failed")
+    emit(runtime, merged(state, update), "fetch", f"{len(ok)} read, {len(bad)} failed")
     return update

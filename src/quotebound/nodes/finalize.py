@@ -14,7 +14,7 @@ from quotebound.nodes.events import emit
 from quotebound.records import Finding, SourceInfo
 from quotebound.relevance import sub_questions
 from quotebound.report import grounding_confidence, render_report, report_tier
-from quotebound.state import ResearchState, Status
+from quotebound.state import ResearchState, Status, merged
 
 __all__ = ["finalize"]
 
@@ -116,13 +116,14 @@ async def finalize(state: ResearchState, runtime: Runtime[Context]) -> dict[str,
     )
     evidence = state.get("evidence") or []
     settings = state.get("settings") or {}
-    records = with_record(
+    record = with_record(
         state,
         "finalize",
         request={"status": status},
         response_summary={"findings": len(findings)},
         tier=report_tier(findings),
     )
+    records = [*(state.get("records") or []), *record]
     audit = {
         "schema_version": AUDIT_SCHEMA_VERSION,
         "question": state["question"],
@@ -167,7 +168,7 @@ async def finalize(state: ResearchState, runtime: Runtime[Context]) -> dict[str,
         "findings": findings,
         "sources": sources,
         "audit": audit,
-        "records": records,
+        "records": record,
     }
-    emit(runtime, {**state, **update}, "finalize", status)
+    emit(runtime, merged(state, update), "finalize", status)
     return update

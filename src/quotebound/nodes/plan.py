@@ -17,7 +17,7 @@ from quotebound.nodes.evaluate import relevant_evidence
 from quotebound.nodes.events import emit
 from quotebound.planner import Plan, PlanError, deterministic_plan, validate_plan
 from quotebound.prompts import PLAN_SYSTEM
-from quotebound.state import ResearchState
+from quotebound.state import ResearchState, merged
 
 __all__ = ["plan"]
 
@@ -34,7 +34,7 @@ async def plan(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) -
     fallback = deterministic_plan(
         state["question"], gaps=gaps, done=done, max_queries=max_queries, evidence_texts=relevant
     )
-    warnings = list(state.get("warnings") or [])
+    warnings: list[str] = []
     model = deps.toolkit(settings).chat_model
     chosen: Plan = fallback
     if model is not None and not state.get("verified_disabled"):
@@ -65,7 +65,7 @@ async def plan(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) -
         "records": records,
         "warnings": warnings,
     }
-    emit(runtime, {**state, **update}, "plan", f"round {round_no}: {len(chosen.queries)} queries")
+    emit(runtime, merged(state, update), "plan", f"round {round_no}: {len(chosen.queries)} queries")
     return update
 
 

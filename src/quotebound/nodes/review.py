@@ -15,7 +15,7 @@ from quotebound.nodes.events import emit
 from quotebound.nodes.evidence import page_text
 from quotebound.records import Composition
 from quotebound.review import quality_review as review_composition
-from quotebound.state import ResearchState
+from quotebound.state import ResearchState, merged
 
 __all__ = ["quality_review"]
 
@@ -73,10 +73,10 @@ async def quality_review(state: ResearchState, runtime: Runtime[Context]) -> dic
             "problems": [p.code for p in result.problems],
         },
     )
-    update.update(review=review, records=records, reviews=[*(state.get("reviews") or []), review])
+    update.update(review=review, records=records, reviews=[review])
     emit(
         runtime,
-        {**state, **update},
+        merged(state, update),
         "quality_review",
         "passed" if result.passed else f"{len(result.problems)} problem(s)",
     )

@@ -14,7 +14,7 @@ from quotebound.nodes.deps import Deps
 from quotebound.nodes.events import emit
 from quotebound.rawstore import put_raw_page
 from quotebound.search import ProviderLadder, SearchCandidate, dedupe, raw_content_page
-from quotebound.state import ResearchState
+from quotebound.state import ResearchState, merged, new_warnings
 
 __all__ = ["search"]
 
@@ -68,15 +68,13 @@ async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps)
         tier=0,
         gate=gate.to_dict(),
     )
-    warnings = list(state.get("warnings") or [])
-    warnings += [w for w in (f"search: {g}" for g in gate.warnings) if w not in warnings]
     update = {
-        "warnings": warnings,
-        "gates": [*(state.get("gates") or []), {**gate.to_dict(), "round": state.get("round", 1)}],
+        "warnings": new_warnings(state, (f"search: {g}" for g in gate.warnings)),
+        "gates": [{**gate.to_dict(), "round": state.get("round", 1)}],
         "candidates": candidates,
         "new_candidates": len(fresh),
-        "provider_runs": [*(state.get("provider_runs") or []), *runs],
+        "provider_runs": runs,
         "records": records,
     }
-    emit(runtime, {**state, **update}, "search", f"{len(fresh)} new candidates")
+    emit(runtime, merged(state, update), "search", f"{len(fresh)} new candidates")
     return update
