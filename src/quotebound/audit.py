@@ -14,12 +14,12 @@ from typing import Any
 from quotebound.rawstore import utc_now
 from quotebound.records import EvidenceItem
 
-__all__ = ["AUDIT_SCHEMA_VERSION", "evidence_digest", "new_record", "sha256_text", "with_record"]
+__all__ = ["AUDIT_SCHEMA_VERSION", "evidence_digest", "next_record", "sha256_text"]
 
 AUDIT_SCHEMA_VERSION = 1
 
 
-def new_record(
+def _new_record(
     records: Sequence[dict[str, Any]],
     stage: str,
     *,
@@ -43,7 +43,7 @@ def new_record(
     }
 
 
-def with_record(
+def next_record(
     state: Mapping[str, Any],
     stage: str,
     *,
@@ -56,7 +56,7 @@ def with_record(
     ``records`` are appended to, never rewritten."""
     records = state.get("records") or []
     return [
-        new_record(
+        _new_record(
             records, stage, request=request, response_summary=response_summary, tier=tier, gate=gate
         )
     ]

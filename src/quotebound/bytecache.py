@@ -92,9 +92,6 @@ class ByteCache:
             self._entries.clear()
             self.used = 0
 
-    def __len__(self) -> int:
-        return len(self._entries)
-
 
 def _budget_from_env() -> int:
     raw = os.environ.get("QUOTEBOUND_CACHE_MB")

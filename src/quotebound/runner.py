@@ -79,6 +79,10 @@ async def resume_research(
             f"the run on thread {thread_id!r} finished; nothing to resume "
             "(run a question on it to start afresh)"
         )
+    if "settings" not in snapshot.values:  # its settings were never resolved, so not kept
+        raise ConfigError(
+            f"the run on thread {thread_id!r} stopped before it started; run its question again"
+        )
     settings = Context(**snapshot.values["settings"])
     budget = float(settings.time_budget_s or 0)
     await graph.aupdate_state(config, {"deadline": time.time() + budget})

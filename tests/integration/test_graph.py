@@ -222,6 +222,14 @@ async def test_an_interrupted_run_resumes_from_its_checkpoint_with_a_new_budget(
         await resume_research("t1", store=store, checkpointer=saver, deps=deps)
     with pytest.raises(ConfigError, match="no run to resume"):
         await resume_research("t9", store=store, checkpointer=saver, deps=deps)
+    # Stopped before its settings were resolved: nothing of its own to go on with.
+    unstarted = build_graph(deps).compile(
+        store=store, checkpointer=saver, interrupt_before=["check_store"]
+    )
+    other: Any = {"configurable": {"thread_id": "t3"}}
+    await unstarted.ainvoke({"question": QUESTION}, config=other, context=_ctx())
+    with pytest.raises(ConfigError, match="stopped before it started"):
+        await resume_research("t3", store=store, checkpointer=saver, deps=deps)
 
 
 async def test_prompt_injection_adds_no_source_or_citation(corpus: LocalCorpus) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from quotebound.audit import with_record
+from quotebound.audit import next_record
 from quotebound.compose import ComposeError, compose_extractive, compose_llm
 from quotebound.context import Context
 from quotebound.nodes.deps import Deps
@@ -47,7 +47,7 @@ async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps
             composition = compose_extractive(state["question"], evidence, max_findings=max_findings)
     else:
         composition = compose_extractive(state["question"], evidence, max_findings=max_findings)
-    records = with_record(
+    records = next_record(
         state,
         "compose",
         request={"mode": composition["mode"], "evidence": len(evidence), "feedback": feedback},

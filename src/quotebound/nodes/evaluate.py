@@ -16,7 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from quotebound.audit import with_record
+from quotebound.audit import next_record
 from quotebound.compose import answers, composable_evidence
 from quotebound.context import Context
 from quotebound.llm import ModelError, ask_json
@@ -211,7 +211,7 @@ async def evaluate(
         decision=a.decision,
         reason=a.reason,
     )
-    records = with_record(
+    records = next_record(
         state,
         "evaluate",
         request={"round": round_no},

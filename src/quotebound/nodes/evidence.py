@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
-from quotebound.audit import with_record
+from quotebound.audit import next_record
 from quotebound.candidates import HASH_VERSION, Candidate, extract_candidates
 from quotebound.context import Context
 from quotebound.errors import StoreError
@@ -136,7 +136,7 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
                     "round": state.get("round", 1),
                 }
             )
-    records = with_record(
+    records = next_record(
         state,
         "extract_evidence",
         request={
@@ -193,7 +193,7 @@ async def verify_evidence(state: ResearchState, runtime: Runtime[Context]) -> di
         _verify_all, pending, pages, float(state.get("deadline") or 0)
     )
     passed = sum(1 for e in new if e["verification"]["status"] == "PASS")
-    records = with_record(
+    records = next_record(
         state,
         "verify_evidence",
         request={"candidates": len(pending)},

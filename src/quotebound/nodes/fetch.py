@@ -17,7 +17,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from quotebound.audit import with_record
+from quotebound.audit import next_record
 from quotebound.context import Context
 from quotebound.duplicates import content_words, same_content
 from quotebound.errors import FetchError, Reason
@@ -173,7 +173,7 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
     gate = fetch_gate(
         [*fetched, *fetched_now], min_sources=int(settings.min_sources or 1), text_chars=all_chars
     )
-    records = with_record(
+    records = next_record(
         state,
         "fetch",
         request={"round": round_no, "selected": [c.url for c in order[:want]]},

@@ -7,7 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from quotebound.audit import AUDIT_SCHEMA_VERSION, evidence_digest, sha256_text, with_record
+from quotebound.audit import AUDIT_SCHEMA_VERSION, evidence_digest, next_record, sha256_text
 from quotebound.context import Context
 from quotebound.nodes.evaluate import relevant_evidence
 from quotebound.nodes.events import emit
@@ -116,7 +116,7 @@ async def finalize(state: ResearchState, runtime: Runtime[Context]) -> dict[str,
     )
     evidence = state.get("evidence") or []
     settings = state.get("settings") or {}
-    record = with_record(
+    record = next_record(
         state,
         "finalize",
         request={"status": status},

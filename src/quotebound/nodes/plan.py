@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from quotebound.audit import with_record
+from quotebound.audit import next_record
 from quotebound.context import Context
 from quotebound.llm import ModelError, ask_json
 from quotebound.nodes.deps import Deps
@@ -51,7 +51,7 @@ async def plan(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) -
         except PlanError as exc:
             warnings.append(f"planner output invalid ({exc}); used the deterministic planner")
     round_no = int(state.get("round", 0)) + 1
-    records = with_record(
+    records = next_record(
         state,
         "plan",
         request={"round": round_no, "gaps": gaps, "asked_before": len(done)},

@@ -9,7 +9,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from quotebound.audit import with_record
+from quotebound.audit import next_record
 from quotebound.context import Context
 from quotebound.nodes.events import emit
 from quotebound.nodes.evidence import page_text
@@ -64,7 +64,7 @@ async def quality_review(state: ResearchState, runtime: Runtime[Context]) -> dic
         "feedback": result.feedback(),
         "mode": composition["mode"],
     }
-    records = with_record(
+    records = next_record(
         state,
         "quality_review",
         request={"mode": composition["mode"], "findings": len(composition["findings"])},

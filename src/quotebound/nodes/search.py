@@ -7,7 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from quotebound.audit import with_record
+from quotebound.audit import next_record
 from quotebound.context import Context
 from quotebound.gates import search_gate
 from quotebound.nodes.deps import Deps
@@ -56,7 +56,7 @@ async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps)
         [c for c in candidates if c["source_id"] not in taken],
         check_url=toolkit.fetch_policy.guard().problem,
     )
-    records = with_record(
+    records = next_record(
         state,
         "search",
         request={"round": state.get("round", 1), "queries": queries},
