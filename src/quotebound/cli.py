@@ -190,6 +190,7 @@ def _progress(args: argparse.Namespace) -> Progress:
 async def _research(args: argparse.Namespace) -> int:
     from quotebound.bytecache import shared as shared_cache
     from quotebound.context import make_context
+    from quotebound.encoder import enabled as meaning_enabled
     from quotebound.nodes.deps import Deps
     from quotebound.rawstore import validate_thread_id
     from quotebound.runner import run_research
@@ -211,7 +212,9 @@ async def _research(args: argparse.Namespace) -> int:
     if args.base_url:
         explicit["corpus_base_url"] = args.base_url
     context = make_context(args.profile, **explicit)
-    shared_cache()  # a malformed QUOTEBOUND_CACHE_MB fails here, before anything runs
+    # A malformed QUOTEBOUND_CACHE_MB or QUOTEBOUND_MEANING fails here, before anything runs.
+    shared_cache()
+    meaning_enabled()
     deps = Deps()
     with _progress(args) as progress:
         async with open_store(args.store) as handle:
@@ -312,6 +315,7 @@ async def _index(args: argparse.Namespace) -> int:
 
 async def _resume(args: argparse.Namespace) -> int:
     from quotebound.bytecache import shared as shared_cache
+    from quotebound.encoder import enabled as meaning_enabled
     from quotebound.nodes.deps import Deps
     from quotebound.rawstore import validate_thread_id
     from quotebound.runner import resume_research
@@ -336,6 +340,7 @@ async def _resume(args: argparse.Namespace) -> int:
         )
     thread_id = validate_thread_id(args.resume)
     shared_cache()
+    meaning_enabled()
     with _progress(args) as progress:
         async with open_store(args.store) as handle:
             result = await resume_research(

@@ -6,19 +6,23 @@ close together that sub-question's terms occur in it, whether it has the shape o
 sub-question expects (a number for "how many", a version for "when" ...), how well its
 headings alone match the question, whether it is prose (has a sentence's end), and whether it
 lies in a passage the search ranked high across the whole corpus (reciprocal rank fusion of
-the corpus's passage ranking with this one). Relevance, with the search's rank of the quote's
-passage, decides whether a quote may be composed (:func:`quotebound.compose.answers`); the
-score orders them.
+the corpus's passage ranking with this one). The best quotes so far then gain a share for how
+close their meaning is to the question's (:mod:`quotebound.encoder`), which sees a paraphrase
+that shares no term with the question; without the encoder, ranking is by terms alone.
+Relevance, with the search's rank of the quote's passage, decides whether a quote may be
+composed (:func:`quotebound.compose.answers`); the score orders them.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import heapq
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from quotebound import encoder
 from quotebound.candidates import Candidate
 from quotebound.parsing import Page
 from quotebound.passages import HeadingIndex, passage_head, passages
@@ -46,6 +50,10 @@ _SEPARATOR = " / "
 _RETRIEVED_WEIGHT = 1.0
 _RETRIEVED_K = 3.0
 """Reciprocal rank fusion: a quote in the search's passage of rank r gains weight / (k + r)."""
+_MEANING_WEIGHT = 2.0
+_MEANING_TOP = 30
+"""The best quotes (over all the pages ranked at once) whose meaning is compared with the
+question's; each gains weight x cosine similarity."""
 
 
 @dataclass(frozen=True)
@@ -163,7 +171,31 @@ def rank_pages(
                 heapq.heapreplace(kept, item)
         kept.sort(key=lambda t: (-t[0], -t[1]))
         out.append([r for _, _, r in kept])
-    return out
+    return _by_meaning(question, out)
+
+
+def _by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
+    """The pages' rankings after the best quotes over all of them gain their share for
+    closeness in meaning to the question (unchanged without the encoder)."""
+    # Ties go to the earlier page, then the earlier place in its ranking.
+    top = [
+        (-minus_page, -minus_i)
+        for _, minus_page, minus_i in heapq.nlargest(
+            _MEANING_TOP,
+            ((r.score, -page, -i) for page, rs in enumerate(ranked) for i, r in enumerate(rs)),
+        )
+    ]
+    close = encoder.similarities(question, [ranked[page][i].candidate.quote for page, i in top])
+    if not close:
+        return ranked
+    out = [list(rs) for rs in ranked]
+    for (page, i), similarity in zip(top, close, strict=True):
+        r = out[page][i]
+        out[page][i] = dataclasses.replace(
+            r, score=round(r.score + _MEANING_WEIGHT * similarity, 6)
+        )
+    # Stable: document order (the order before) on ties.
+    return [sorted(rs, key=lambda r: -r.score) for rs in out]
 
 
 def _retrieved_ranks(

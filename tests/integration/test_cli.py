@@ -365,17 +365,21 @@ def test_verify_pass_and_fail_against_a_file(tmp_path: Path) -> None:
     assert verdict["status"] == "FAIL" and verdict["start"] == -1 and verdict["reason"]
 
 
-def test_a_malformed_cache_budget_exits_2_with_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("variable", "value"), [("QUOTEBOUND_CACHE_MB", "lots"),
+                                                  ("QUOTEBOUND_MEANING", "sometimes")])  # fmt: skip
+def test_a_malformed_process_setting_exits_2_with_one_line(
+    tmp_path: Path, variable: str, value: str
+) -> None:
     done = subprocess.run(
         [QUOTEBOUND, "research", QUESTION, "--store", "memory"],
-        env={**_env(tmp_path), "QUOTEBOUND_CACHE_MB": "lots"},
+        env={**_env(tmp_path), variable: value},
         cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
-    assert "QUOTEBOUND_CACHE_MB" in _one_line_error(done)
+    assert variable in _one_line_error(done)
 
 
 def test_verify_a_blocked_url_exits_2_with_the_reason_code(tmp_path: Path) -> None:

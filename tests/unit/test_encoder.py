@@ -1,0 +1,56 @@
+"""The sentence encoder: closeness in meaning that shares no term, the same every time, and off
+when asked or not installed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from quotebound import encoder
+from quotebound.errors import ConfigError
+
+QUESTION = "How do I get rid of a prefix at the start of a string?"
+PARAPHRASE = "Return a copy of the text with the leading characters removed if present."
+UNRELATED = "The garbage collector frees cycles of unreachable objects."
+
+
+def test_a_paraphrase_is_closer_than_an_unrelated_sentence() -> None:
+    close = encoder.similarities(QUESTION, [UNRELATED, PARAPHRASE])
+    assert close is not None
+    assert close[1] > close[0] + 0.2
+    assert all(-1.0 <= s <= 1.0 for s in close)
+
+
+def test_similarities_are_identical_across_calls_and_processes() -> None:
+    texts = [PARAPHRASE, UNRELATED, QUESTION * 40]  # the last is cut at the model's length
+    here = encoder.similarities(QUESTION, texts)
+    assert here == encoder.similarities(QUESTION, list(reversed(texts)))[::-1]
+    code = f"from quotebound import encoder; print(encoder.similarities({QUESTION!r}, {texts!r}))"
+    there = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert there.strip() == repr(here)
+
+
+def test_no_texts_no_similarities() -> None:
+    assert encoder.similarities(QUESTION, []) == []
+
+
+@pytest.mark.parametrize("value", ["off", "0", "false", "OFF"])
+def test_off_when_asked(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("QUOTEBOUND_MEANING", value)
+    assert encoder.similarities(QUESTION, [PARAPHRASE]) is None
+
+
+def test_a_malformed_setting_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUOTEBOUND_MEANING", "maybe")
+    with pytest.raises(ConfigError, match="QUOTEBOUND_MEANING must be on or off"):
+        encoder.similarities(QUESTION, [PARAPHRASE])
+
+
+def test_off_when_the_model_is_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, encoder.MODEL_PACKAGE, None)  # import fails
+    assert encoder.model_dir() is None
+    assert encoder.similarities(QUESTION, [PARAPHRASE]) is None
