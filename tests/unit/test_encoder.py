@@ -17,7 +17,7 @@ UNRELATED = "The garbage collector frees cycles of unreachable objects."
 
 
 def test_a_paraphrase_is_closer_than_an_unrelated_sentence() -> None:
-    close = encoder.similarities(QUESTION, [UNRELATED, PARAPHRASE])
+    close = encoder.similarities([QUESTION], [UNRELATED, PARAPHRASE])
     assert close is not None
     assert close[1] > close[0] + 0.2
     assert all(-1.0 <= s <= 1.0 for s in close)
@@ -25,9 +25,9 @@ def test_a_paraphrase_is_closer_than_an_unrelated_sentence() -> None:
 
 def test_similarities_are_identical_across_calls_and_processes() -> None:
     texts = [PARAPHRASE, UNRELATED, QUESTION * 40]  # the last is cut at the model's length
-    here = encoder.similarities(QUESTION, texts)
-    assert here == encoder.similarities(QUESTION, list(reversed(texts)))[::-1]
-    code = f"from quotebound import encoder; print(encoder.similarities({QUESTION!r}, {texts!r}))"
+    here = encoder.similarities([QUESTION], texts)
+    assert here == encoder.similarities([QUESTION], list(reversed(texts)))[::-1]
+    code = f"from quotebound import encoder; print(encoder.similarities([{QUESTION!r}], {texts!r}))"
     there = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
@@ -35,22 +35,32 @@ def test_similarities_are_identical_across_calls_and_processes() -> None:
 
 
 def test_no_texts_no_similarities() -> None:
-    assert encoder.similarities(QUESTION, []) == []
+    assert encoder.similarities([QUESTION], []) == []
+
+
+def test_a_text_is_as_close_as_the_closest_part_of_a_question() -> None:
+    part = "Which objects does the garbage collector free?"
+    alone = encoder.similarities([QUESTION], [UNRELATED, PARAPHRASE])
+    either = encoder.similarities([QUESTION, part], [UNRELATED, PARAPHRASE])
+    by_part = encoder.similarities([part], [UNRELATED])
+    assert alone is not None and either is not None and by_part is not None
+    assert either == [max(alone[0], by_part[0]), alone[1]]
+    assert either[0] > alone[0] + 0.2
 
 
 @pytest.mark.parametrize("value", ["off", "0", "false", "OFF"])
 def test_off_when_asked(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("QUOTEBOUND_MEANING", value)
-    assert encoder.similarities(QUESTION, [PARAPHRASE]) is None
+    assert encoder.similarities([QUESTION], [PARAPHRASE]) is None
 
 
 def test_a_malformed_setting_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QUOTEBOUND_MEANING", "maybe")
     with pytest.raises(ConfigError, match="QUOTEBOUND_MEANING must be on or off"):
-        encoder.similarities(QUESTION, [PARAPHRASE])
+        encoder.similarities([QUESTION], [PARAPHRASE])
 
 
 def test_off_when_the_model_is_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, encoder.MODEL_PACKAGE, None)  # import fails
     assert encoder.model_dir() is None
-    assert encoder.similarities(QUESTION, [PARAPHRASE]) is None
+    assert encoder.similarities([QUESTION], [PARAPHRASE]) is None
