@@ -1,4 +1,4 @@
-"""One byte budget for the caches of large derived objects: parsed pages, verification indexes.
+"""One byte budget for the caches of derived objects: parsed pages, verification indexes, vectors.
 
 A page is parsed, normalized and indexed once and then read by several steps of a run (fetch,
 extraction, verification, review), so these results are worth keeping; but they are as large as
