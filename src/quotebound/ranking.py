@@ -171,25 +171,20 @@ def rank_pages(
                 heapq.heapreplace(kept, item)
         kept.sort(key=lambda t: (-t[0], -t[1]))
         out.append([r for _, _, r in kept])
-    return _by_meaning(question, out)
+    return _by_meaning(questions, out)
 
 
-def _by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
+def _by_meaning(questions: Sequence[str], ranked: list[list[Ranked]]) -> list[list[Ranked]]:
     """The pages' rankings after the best quotes over all of them gain their share for
     closeness in meaning to the question, or to the closest of its parts for a question in
     parts (unchanged without the encoder)."""
-    # Ties go to the earlier page, then the earlier place in its ranking.
-    top = [
-        (-minus_page, -minus_i)
-        for _, minus_page, minus_i in heapq.nlargest(
-            _MEANING_TOP,
-            ((r.score, -page, -i) for page, rs in enumerate(ranked) for i, r in enumerate(rs)),
-        )
-    ]
-    close = encoder.similarities(
-        sub_questions(question), [ranked[page][i].candidate.quote for page, i in top]
-    )
-    if not close:
+    places = [(page, i) for page, rs in enumerate(ranked) for i in range(len(rs))]
+    # Stable: ties go to the earlier page, then the earlier place in its ranking.
+    top = sorted(places, key=lambda p: -ranked[p[0]][p[1]].score)[:_MEANING_TOP]
+    if not top:
+        return ranked  # nothing to compare: the encoder is not even loaded
+    close = encoder.similarities(questions, [ranked[page][i].candidate.quote for page, i in top])
+    if close is None:
         return ranked
     out = [list(rs) for rs in ranked]
     for (page, i), similarity in zip(top, close, strict=True):
