@@ -69,6 +69,9 @@ class Ranked:
     score: float
     retrieved: int | None = None
     """The search rank of the retrieved passage the candidate lies in, or None."""
+    meaning: float | None = None
+    """Cosine similarity of the quote's meaning to the question's (to its closest part), or
+    None when it was not compared (not among the best quotes, or no encoder)."""
 
 
 def proximity(question: str, text: str) -> float:
@@ -190,7 +193,7 @@ def _by_meaning(questions: Sequence[str], ranked: list[list[Ranked]]) -> list[li
     for (page, i), similarity in zip(top, close, strict=True):
         r = out[page][i]
         out[page][i] = dataclasses.replace(
-            r, score=round(r.score + _MEANING_WEIGHT * similarity, 6)
+            r, score=round(r.score + _MEANING_WEIGHT * similarity, 6), meaning=similarity
         )
     # Stable: document order (the order before) on ties.
     return [sorted(rs, key=lambda r: -r.score) for rs in out]

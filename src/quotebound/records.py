@@ -58,6 +58,9 @@ class EvidenceItem(TypedDict):
     retrieved: NotRequired[int | None]
     """The rank (0 best) of the search's passage the quote lies in, among all the passages the
     search ranked for the run's queries; None when the search found no passage of it."""
+    meaning: NotRequired[float | None]
+    """Cosine similarity of the quote's meaning to the question's (its closest part), when it
+    was among the best quotes of its round and the encoder is installed; otherwise None."""
     verification: VerificationRecord
     round: int
 

@@ -22,7 +22,10 @@ from h6_compose.factory import (
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from quotebound.compose import (
+    CLOSE_MEANING,
+    FAR_MEANING,
     MAX_PROMPT_CHARS,
+    RELATED_MEANING,
     ComposeError,
     build_compose_messages,
     compose_extractive,
@@ -180,6 +183,50 @@ def test_extractive_without_relevant_evidence_is_empty() -> None:
     assert composition["findings"] == []
     assert composition["answer"] == ""
     assert composition["conflicts"] == []
+
+
+LEASE = Page(
+    url="https://lease.example/cache",
+    title="Lease",
+    text=(
+        "Items stay in the widget store until their lease of one hour runs out. "
+        "The widget store was first released in 2019 by the platform team."
+    ),
+)
+LEASE_QUESTION = "How long do widget cache entries live before they expire?"
+
+
+def _scored(quote: str, relevance: float, meaning: float | None) -> EvidenceItem:
+    item = evidence_for(LEASE_QUESTION, LEASE, quote)
+    item.update(relevance=relevance, parts=[relevance], score=relevance, meaning=meaning)
+    return item
+
+
+def test_a_quote_close_in_meaning_answers_though_it_shares_few_words() -> None:
+    quote = "Items stay in the widget store until their lease of one hour runs out."
+    # Between the support threshold's share of words and the relevance threshold's.
+    close = _scored(quote, 0.35, CLOSE_MEANING + 0.05)
+    assert compose_extractive(LEASE_QUESTION, [close])["findings"][0]["quote"] == quote
+    # The same words alone, or not close enough in meaning, do not answer.
+    for meaning in (None, CLOSE_MEANING - 0.05):
+        assert compose_extractive(LEASE_QUESTION, [_scored(quote, 0.35, meaning)])["findings"] == []
+
+
+def test_a_quote_far_in_meaning_never_answers_whatever_words_it_shares() -> None:
+    quote = "The widget store was first released in 2019 by the platform team."
+    assert compose_extractive(LEASE_QUESTION, [_scored(quote, 0.9, None)])["findings"]
+    far = _scored(quote, 0.9, FAR_MEANING - 0.05)
+    assert compose_extractive(LEASE_QUESTION, [far]) == compose_extractive(LEASE_QUESTION, [])
+
+
+def test_a_quote_related_in_meaning_is_composed_beside_an_answer() -> None:
+    answer = evidence_for(LEASE_QUESTION, TIMEOUT_A, TIMEOUT_A.text)
+    answer.update(relevance=0.9, parts=[0.9], score=3.0, meaning=0.7)
+    quote = "Items stay in the widget store until their lease of one hour runs out."
+    for meaning, composed in ((RELATED_MEANING + 0.05, True), (RELATED_MEANING - 0.05, False)):
+        other = _scored(quote, 0.1, meaning)
+        findings = compose_extractive(LEASE_QUESTION, [answer, other])["findings"]
+        assert (quote in [f["quote"] for f in findings]) is composed
 
 
 def test_extractive_reports_numeric_conflicts() -> None:

@@ -133,6 +133,7 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
                     "score": r.score,
                     "context": r.context,
                     "retrieved": r.retrieved,
+                    "meaning": r.meaning,
                     "round": state.get("round", 1),
                 }
             )
