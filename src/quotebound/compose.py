@@ -109,9 +109,10 @@ def answers(item: EvidenceItem, part: int | None = None) -> bool:
     """Whether a quote answers the question (or its ``part``-th sub-question), on two signals
     that agree: relevant enough on its own words; or relevant enough to support an answer and
     inside one of the passages the search ranked best across the whole corpus; or sharing a
-    fair part of the question's terms and close to it in meaning (:mod:`quotebound.encoder`).
-    A quote whose meaning was compared and found far from the question's never answers,
-    whatever words it shares: a page that names the question's terms about something else."""
+    fair part of the question's (or part's) terms and close in meaning to the question (its
+    closest part; :mod:`quotebound.encoder`). A quote whose meaning was compared and found far
+    from the question's never answers, whatever words it shares: a page that names the
+    question's terms about something else."""
     score = item["relevance"] if part is None else item["parts"][part]
     meaning = item.get("meaning")
     if meaning is not None and meaning < FAR_MEANING:

@@ -13,9 +13,9 @@ library's, loading the weights ``safetensors``'.
 Without the package, or with ``QUOTEBOUND_MEANING=off``, :func:`similarities` returns None and
 ranking stays lexical. The model is loaded once per process, on first use, under a lock: its
 vocabulary's vectors in half precision (23 MB), its layers in single precision (44 MB), so that
-no weight is converted while a text is encoded. A text's
-vector depends on the text alone (each is encoded by itself), so the same texts give the same
-scores in any process and order; scores are rounded to 4 decimals.
+no weight is converted while a text is encoded. A text's vector depends on the text alone (each
+is encoded by itself), so the same texts give the same scores in any process and order; scores
+are rounded to 4 decimals.
 """
 
 from __future__ import annotations
