@@ -35,11 +35,11 @@ from typing import Any
 import platformdirs
 from langgraph.store.memory import InMemoryStore
 
+from quotebound.acquisition.corpus import LocalCorpus
 from quotebound.context import make_context
-from quotebound.corpus import LocalCorpus
-from quotebound.nodes.deps import Deps
-from quotebound.rawstore import parsed_page
-from quotebound.runner import run_research
+from quotebound.graph.deps import Deps
+from quotebound.interface.runner import run_research
+from quotebound.storage.rawstore import parsed_page
 
 BENCH = Path(__file__).parent
 NEWS_ARCHIVE = BENCH.resolve().parents[1] / "shared" / "data" / "trafilatura-eval.tar.xz"

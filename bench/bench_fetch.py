@@ -18,8 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integrat
 
 from httpserver import LoopbackServer, respond
 
-from quotebound.fetch import Fetcher, FetchPolicy
-from quotebound.rawstore import RawPage
+from quotebound.acquisition.fetcher import Fetcher
+from quotebound.acquisition.fetchpolicy import FetchPolicy
+from quotebound.storage.rawstore import RawPage
 
 SOURCES = 16
 DELAY_S = 0.3

@@ -23,10 +23,10 @@ from typing import Any
 
 from langgraph.store.memory import InMemoryStore
 
+from quotebound.acquisition.embedded import embedded_corpus
 from quotebound.context import make_context
-from quotebound.embedded import embedded_corpus
-from quotebound.nodes.deps import Deps
-from quotebound.runner import run_research
+from quotebound.graph.deps import Deps
+from quotebound.interface.runner import run_research
 
 GOLDEN = Path(__file__).with_name("golden.json")
 

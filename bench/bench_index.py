@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from quotebound.corpus import LocalCorpus
-from quotebound.embedded import MODULES, build_pages
+from quotebound.acquisition.corpus import LocalCorpus
+from quotebound.acquisition.embedded import MODULES, build_pages
 
 PAGES = 500
 QUERIES = [

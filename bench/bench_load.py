@@ -38,7 +38,7 @@ from pathlib import Path
 from langgraph_sdk import get_client
 
 from devserver import ServerError, langgraph_dev
-from quotebound.stores import mask_uri
+from quotebound.storage.stores import mask_uri
 
 CONCURRENCY = 8
 SERVER_THREADS = 20

@@ -32,8 +32,9 @@ from pathlib import Path
 
 import platformdirs
 
-from quotebound.candidates import extract_candidates
-from quotebound.parsing import Page, parse_page
+from quotebound.evidence.candidates import extract_candidates
+from quotebound.text.page import Page
+from quotebound.text.parsing import parse_page
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trafilatura-eval.tar.xz"
 TARGET_F1 = 0.93

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from bs4 import BeautifulSoup
 
-from quotebound.parsing import parse_page, sanitize_html
+from quotebound.text.parsing import parse_page, sanitize_html
 
 MODULES = [
     "os",

@@ -16,9 +16,9 @@ import importlib
 import pydoc
 import sys
 
-from quotebound.compose import MAX_PROMPT_CHARS, build_compose_messages
+from quotebound.evidence.relevance import RELEVANCE_THRESHOLD, relevance
 from quotebound.records import EvidenceItem
-from quotebound.relevance import RELEVANCE_THRESHOLD, relevance
+from quotebound.report.selector import MAX_PROMPT_CHARS, build_compose_messages
 from quotebound.urls import source_id
 
 MODULES = (

@@ -34,12 +34,9 @@ from collections.abc import Callable
 
 from rapidfuzz import fuzz
 
-from quotebound.bytecache import shared
-from quotebound.verification import (
-    Verification,
-    _source_index,
-    verify_quote,
-)
+from quotebound.evidence.tokenindex import source_index
+from quotebound.evidence.verification import Verification, verify_quote
+from quotebound.storage.bytecache import shared
 
 MODULES = (
     "typing", "collections", "argparse", "logging", "subprocess", "os", "pathlib", "datetime",
@@ -80,7 +77,7 @@ def cold_build_ns(page: str) -> int:
     for _ in range(REPEATS):
         shared().clear()
         started = time.perf_counter_ns()
-        _source_index(page)
+        source_index(page)
         times.append(time.perf_counter_ns() - started)
     return min(times)
 
@@ -90,7 +87,7 @@ def index_bytes_per_char(text: str) -> float:
     shared().clear()
     tracemalloc.start()
     try:
-        _source_index(text)
+        source_index(text)
         kept, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -213,7 +210,7 @@ def main() -> int:
         + f" ms -> {cold_rate:.1f} MB/s"
     )
     for page in pages:
-        _source_index(page)
+        source_index(page)
 
     quotes = make_quotes(pages, rng)
     by_kind: dict[str, list[int]] = defaultdict(list)

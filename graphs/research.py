@@ -8,8 +8,8 @@ by the platform's path separator) in QUOTEBOUND_CORPUS_ROOTS; by default none.
 import os
 from pathlib import Path
 
-from quotebound.graph import build_graph
-from quotebound.nodes.deps import Deps
+from quotebound.graph.build import build_graph
+from quotebound.graph.deps import Deps
 
 _roots = os.environ.get("QUOTEBOUND_CORPUS_ROOTS", "")
 graph = build_graph(

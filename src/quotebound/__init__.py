@@ -11,10 +11,13 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from quotebound.candidates import Candidate, extract_candidates
+    from quotebound.acquisition.corpus import LocalCorpus
+    from quotebound.acquisition.embedded import embedded_corpus
+    from quotebound.acquisition.fetcher import Fetcher
+    from quotebound.acquisition.fetchpolicy import FetchPolicy
+    from quotebound.acquisition.providers import ProviderLadder, SearchCandidate, SearchProvider
+    from quotebound.acquisition.tavily import TavilyProvider
     from quotebound.context import Context, make_context
-    from quotebound.corpus import LocalCorpus
-    from quotebound.embedded import embedded_corpus
     from quotebound.errors import (
         ConfigError,
         FetchError,
@@ -23,23 +26,22 @@ if TYPE_CHECKING:
         SearchError,
         StoreError,
     )
-    from quotebound.fetch import Fetcher, FetchPolicy
-    from quotebound.graph import build_graph
-    from quotebound.nodes.deps import Deps
-    from quotebound.parsing import Block, Page, parse_page, sanitize_html
-    from quotebound.rawstore import RawPage, get_raw_page, list_raw_pages, raw_namespace
-    from quotebound.runner import load_run, resume_research, run_research
-    from quotebound.search import ProviderLadder, SearchCandidate, SearchProvider
-    from quotebound.stores import open_store
-    from quotebound.tavily import TavilyProvider
+    from quotebound.evidence.candidates import Candidate, extract_candidates
+    from quotebound.evidence.verification import Verification, verify_quote
+    from quotebound.graph.build import build_graph
+    from quotebound.graph.deps import Deps
+    from quotebound.interface.runner import load_run, resume_research, run_research
+    from quotebound.storage.rawstore import RawPage, get_raw_page, list_raw_pages, raw_namespace
+    from quotebound.storage.stores import open_store
+    from quotebound.text.page import Block, Page
+    from quotebound.text.parsing import parse_page, sanitize_html
     from quotebound.tiers import TrustTier
-    from quotebound.verification import Verification, verify_quote
 
 _MODULES = {
-    "candidates": ("Candidate", "extract_candidates"),
+    "evidence.candidates": ("Candidate", "extract_candidates"),
     "context": ("Context", "make_context"),
-    "corpus": ("LocalCorpus",),
-    "embedded": ("embedded_corpus",),
+    "acquisition.corpus": ("LocalCorpus",),
+    "acquisition.embedded": ("embedded_corpus",),
     "errors": (
         "ConfigError",
         "FetchError",
@@ -48,17 +50,19 @@ _MODULES = {
         "SearchError",
         "StoreError",
     ),
-    "fetch": ("Fetcher", "FetchPolicy"),
-    "graph": ("build_graph",),
-    "nodes.deps": ("Deps",),
-    "parsing": ("Block", "Page", "parse_page", "sanitize_html"),
-    "rawstore": ("RawPage", "get_raw_page", "list_raw_pages", "raw_namespace"),
-    "runner": ("load_run", "resume_research", "run_research"),
-    "search": ("ProviderLadder", "SearchCandidate", "SearchProvider"),
-    "stores": ("open_store",),
-    "tavily": ("TavilyProvider",),
+    "acquisition.fetcher": ("Fetcher",),
+    "acquisition.fetchpolicy": ("FetchPolicy",),
+    "graph.build": ("build_graph",),
+    "graph.deps": ("Deps",),
+    "text.page": ("Block", "Page"),
+    "text.parsing": ("parse_page", "sanitize_html"),
+    "storage.rawstore": ("RawPage", "get_raw_page", "list_raw_pages", "raw_namespace"),
+    "interface.runner": ("load_run", "resume_research", "run_research"),
+    "acquisition.providers": ("ProviderLadder", "SearchCandidate", "SearchProvider"),
+    "storage.stores": ("open_store",),
+    "acquisition.tavily": ("TavilyProvider",),
     "tiers": ("TrustTier",),
-    "verification": ("Verification", "verify_quote"),
+    "evidence.verification": ("Verification", "verify_quote"),
 }
 _HOME = {name: module for module, names in _MODULES.items() for name in names}
 

@@ -175,11 +175,11 @@ def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
         raw = environ.get(ENV_PREFIX + name.upper())
         if raw is None or raw.strip() == "":
             continue
-        out[name] = _coerce(name, type_, raw.strip(), source=ENV_PREFIX + name.upper())
+        out[name] = _coerce(type_, raw.strip(), source=ENV_PREFIX + name.upper())
     return out
 
 
-def _coerce(name: str, type_: str, raw: str, *, source: str) -> Any:
+def _coerce(type_: str, raw: str, *, source: str) -> Any:
     try:
         if type_.startswith("int"):
             return int(raw)

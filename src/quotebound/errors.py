@@ -41,6 +41,10 @@ class Reason(StrEnum):
     INSUFFICIENT_EVIDENCE = "insufficient_evidence"
     NO_NEW_EVIDENCE = "no_new_evidence"
     BUDGET_EXHAUSTED = "budget_exhausted"
+    SUFFICIENT = "sufficient"
+    """A run's stop reason when every part of the question has verified evidence."""
+    ERROR = "error"
+    """A run's stop reason when it could verify nothing (no store or thread)."""
 
 
 class QuoteboundError(Exception):

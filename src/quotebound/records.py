@@ -6,6 +6,7 @@ plain values, not objects. Raw pages never appear here: state holds ids, metadat
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Literal, NotRequired, TypedDict
 
 __all__ = [
@@ -16,12 +17,22 @@ __all__ = [
     "Finding",
     "FindingVerification",
     "SourceInfo",
+    "Status",
     "VerificationRecord",
 ]
 
 
+class Status(StrEnum):
+    """How a run ended: the output's ``status``."""
+
+    ANSWERED = "answered"
+    INSUFFICIENT_EVIDENCE = "insufficient_evidence"
+    VERIFIED_DISABLED = "verified_disabled"
+    """No store or thread: nothing could be verified, so leads are listed instead."""
+
+
 class VerificationRecord(TypedDict):
-    """A :class:`quotebound.verification.Verification` as a dict."""
+    """A :class:`quotebound.evidence.verification.Verification` as a dict."""
 
     status: Literal["PASS", "FAIL"]
     method: Literal["exact", "normalized", "fuzzy"] | None
@@ -49,7 +60,7 @@ class EvidenceItem(TypedDict):
     relevance: float
     """Lexical relevance to the question or a sub-question, 0-1 (with the quote's context)."""
     parts: list[float]
-    """Relevance to each sub-question (as :func:`quotebound.relevance.sub_questions` splits
+    """Relevance to each sub-question (as :func:`quotebound.evidence.relevance.sub_questions` splits
     the question), IDF-weighted over the round's candidates."""
     score: float
     """Ranking score: relevance plus term proximity, heading match and question-type fit."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from quotebound.corpus import LocalCorpus
+from quotebound.acquisition.corpus import LocalCorpus
 
 CORPUS = Path(__file__).parent / "graph_corpus"
 BASE = "https://tern.example.org/docs/"

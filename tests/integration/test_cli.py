@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from postgres import PostgresServer, postgres_server  # noqa: F401  (fixture)
 
-from quotebound.rawstore import get_raw_page, list_raw_pages, parsed_page
-from quotebound.stores import open_store
+from quotebound.evidence.verification import verify_quote
+from quotebound.storage.rawstore import get_raw_page, list_raw_pages, parsed_page
+from quotebound.storage.stores import open_store
 from quotebound.urls import source_id
-from quotebound.verification import verify_quote
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from quotebound.corpus import LocalCorpus, fts_query
+from quotebound.acquisition.corpus import LocalCorpus
+from quotebound.acquisition.ftsquery import fts_query
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.tiers import TrustTier
 

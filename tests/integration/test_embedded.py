@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from quotebound.embedded import embedded_corpus, embedded_dir
+from quotebound.acquisition.embedded import embedded_corpus, embedded_dir
 from quotebound.tiers import TrustTier
 
 pytestmark = pytest.mark.integration
@@ -26,11 +26,11 @@ BUILD = """
 import logging
 import sys
 from pathlib import Path
-from quotebound.embedded import embedded_corpus
+from quotebound.acquisition.embedded import embedded_corpus
 logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
 print(embedded_corpus(cache_dir=Path(sys.argv[1])).root)
 """
-RENDERING = "quotebound.embedded: rendering the embedded corpus"
+RENDERING = "quotebound.acquisition.embedded: rendering the embedded corpus"
 ADDRESS = re.compile(r"(?:\s|&nbsp;)at(?:\s|&nbsp;)0x[0-9A-Fa-f]{4,}")
 
 

@@ -15,9 +15,11 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 from httpserver import LoopbackServer, respond
 
+from quotebound.acquisition.fetcher import Fetcher
+from quotebound.acquisition.fetchpolicy import FetchPolicy
+from quotebound.acquisition.parallel import FetchFailure, fetch_until
 from quotebound.errors import FetchError, Reason
-from quotebound.fetch import Fetcher, FetchFailure, FetchPolicy, fetch_until
-from quotebound.rawstore import RawPage
+from quotebound.storage.rawstore import RawPage
 
 pytestmark = pytest.mark.integration
 

@@ -24,15 +24,15 @@ from langgraph.store.base import PutOp
 from langgraph.store.memory import InMemoryStore
 from tern import BASE, CORPUS, tern_corpus
 
+from quotebound.acquisition.corpus import LocalCorpus
 from quotebound.context import make_context
-from quotebound.corpus import LocalCorpus
-from quotebound.encoder import MODEL_PACKAGE
 from quotebound.errors import ConfigError
-from quotebound.graph import build_graph
-from quotebound.nodes.deps import Deps
-from quotebound.rawstore import get_raw_page, list_raw_pages, parsed_page
-from quotebound.runner import resume_research, run_research
-from quotebound.verification import verify_quote
+from quotebound.evidence.encoder import MODEL_PACKAGE
+from quotebound.evidence.verification import verify_quote
+from quotebound.graph.build import build_graph
+from quotebound.graph.deps import Deps
+from quotebound.interface.runner import resume_research, run_research
+from quotebound.storage.rawstore import get_raw_page, list_raw_pages, parsed_page
 
 QUESTION = "What is the default timeout of the Tern client and how often does it retry?"
 

@@ -17,11 +17,11 @@ from typing import Any
 from httpserver import LoopbackServer, respond
 from langgraph.store.memory import InMemoryStore
 
+from quotebound.acquisition.fetchpolicy import FetchPolicy
+from quotebound.acquisition.providers import SearchCandidate, SearchResponse, search_response
 from quotebound.context import make_context
-from quotebound.fetch import FetchPolicy
-from quotebound.nodes.deps import Deps
-from quotebound.runner import run_research
-from quotebound.search import SearchCandidate, SearchResponse, search_response
+from quotebound.graph.deps import Deps
+from quotebound.interface.runner import run_research
 
 QUESTION = "How long does the Heron cache keep an entry before it expires?"
 TWO_PARTS = (

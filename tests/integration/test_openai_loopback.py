@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from langchain_openai import ChatOpenAI
 
-from quotebound.compose import ComposeError, compose_llm
-from quotebound.llm import LOCAL_API_KEY, chat_model_from_env
+from quotebound.evidence.relevance import relevance, sub_questions
+from quotebound.evidence.verification import verify_quote
+from quotebound.model.chat import LOCAL_API_KEY, chat_model_from_env
 from quotebound.records import EvidenceItem
-from quotebound.relevance import relevance, sub_questions
-from quotebound.review import quality_review
+from quotebound.report.quality import review_composition
+from quotebound.report.selector import ComposeError, compose_llm
 from quotebound.urls import source_id
-from quotebound.verification import verify_quote
 
 pytestmark = pytest.mark.integration
 
@@ -137,7 +137,7 @@ async def test_compose_llm_over_the_real_openai_client(fake_openai: FakeOpenAI) 
 
     (finding,) = composition["findings"]
     assert finding["quote"] == QUOTE and finding["url"] == URL
-    review = quality_review(
+    review = review_composition(
         composition,
         evidence={evidence["evidence_id"]: evidence},
         source_texts={evidence["source_id"]: PAGE},

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from langgraph.store.memory import InMemoryStore
 
+from quotebound.acquisition.corpus import LocalCorpus
 from quotebound.context import make_context
-from quotebound.corpus import LocalCorpus
-from quotebound.nodes.deps import Deps
-from quotebound.runner import run_research
+from quotebound.graph.deps import Deps
+from quotebound.interface.runner import run_research
 
 pytestmark = pytest.mark.integration
 

@@ -19,13 +19,13 @@ import pytest
 from postgres import PostgresServer, postgres_server  # noqa: F401  (fixture)
 from tern import BASE, CORPUS, tern_corpus
 
+from quotebound.acquisition.corpus import LocalCorpus
 from quotebound.context import make_context
-from quotebound.corpus import LocalCorpus
-from quotebound.nodes.deps import Deps
-from quotebound.rawstore import list_raw_pages
-from quotebound.retention import list_threads, prune_threads
-from quotebound.runner import load_run, run_research
-from quotebound.stores import StoreHandle, open_store
+from quotebound.graph.deps import Deps
+from quotebound.interface.runner import load_run, run_research
+from quotebound.storage.rawstore import list_raw_pages
+from quotebound.storage.retention import list_threads, prune_threads
+from quotebound.storage.stores import StoreHandle, open_store
 
 pytestmark = pytest.mark.integration
 

@@ -21,12 +21,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
+from quotebound.acquisition.corpus import LocalCorpus
 from quotebound.context import PROFILES, Context, make_context
-from quotebound.corpus import LocalCorpus
-from quotebound.graph import build_graph
-from quotebound.nodes.deps import Deps
-from quotebound.nodes.evaluate import evaluate
-from quotebound.runner import run_research
+from quotebound.graph.build import build_graph
+from quotebound.graph.deps import Deps
+from quotebound.graph.nodes.evaluate import evaluate
+from quotebound.interface.runner import run_research
 
 LOOP_CORPUS = Path(__file__).parent / "loop_corpus"
 BASE = "https://docs.example.org/"

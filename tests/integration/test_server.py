@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from langgraph_sdk import get_client
 
-from quotebound.parsing import parse_page
-from quotebound.verification import verify_quote
+from quotebound.evidence.verification import verify_quote
+from quotebound.text.parsing import parse_page
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))

@@ -16,11 +16,12 @@ from typing import Any
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-import quotebound.nodes.evidence as evidence_node
+import quotebound.graph.nodes.extract_evidence as extract_node
+import quotebound.graph.nodes.verify_evidence as verify_node
+from quotebound.acquisition.corpus import LocalCorpus
 from quotebound.context import make_context
-from quotebound.corpus import LocalCorpus
-from quotebound.nodes.deps import Deps
-from quotebound.runner import run_research
+from quotebound.graph.deps import Deps
+from quotebound.interface.runner import run_research
 
 QUESTION = "How long does the Tern cache keep an entry?"
 PAGES = {
@@ -53,8 +54,10 @@ async def _run(tmp_path: Path, **explicit: Any) -> dict[str, Any]:
 def _wrap(
     monkeypatch: pytest.MonkeyPatch, name: str, before: Callable[[], None]
 ) -> list[threading.Thread]:
-    """Wrap ``quotebound.nodes.evidence.<name>``: call ``before`` first; record the thread."""
-    real = getattr(evidence_node, name)
+    """Wrap ``name`` as the extract or verify node module sees it: call ``before`` first;
+    record the thread it runs on."""
+    node = verify_node if name == "verify_quote" else extract_node
+    real = getattr(node, name)
     threads: list[threading.Thread] = []
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -62,7 +65,7 @@ def _wrap(
         before()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(evidence_node, name, wrapped)
+    monkeypatch.setattr(node, name, wrapped)
     return threads
 
 

@@ -14,8 +14,8 @@ import pytest
 from postgres import PostgresServer, postgres_server  # noqa: F401  (fixture)
 
 from quotebound.errors import ConfigError
-from quotebound.rawstore import RawPage, get_raw_page, list_raw_pages, put_raw_page
-from quotebound.stores import default_store_uri, open_store
+from quotebound.storage.rawstore import RawPage, get_raw_page, list_raw_pages, put_raw_page
+from quotebound.storage.stores import default_store_uri, open_store
 from quotebound.tiers import TrustTier
 
 pytestmark = pytest.mark.integration
@@ -183,7 +183,7 @@ def _open_new_stores(uris: list[str], barrier: Any, results: Any) -> None:
 def _open_concurrently(uris: list[str]) -> list[str]:
     """Failures of ``_PROCESSES`` processes opening each of ``uris`` at the same moment."""
     ctx = multiprocessing.get_context("forkserver")  # no fork of pytest; one import for all
-    ctx.set_forkserver_preload(["quotebound.stores"])
+    ctx.set_forkserver_preload(["quotebound.storage.stores"])
     barrier, results = ctx.Barrier(_PROCESSES), ctx.Queue()
     procs = [
         ctx.Process(target=_open_new_stores, args=(uris, barrier, results))

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from quotebound.corpus import LocalCorpus
-from quotebound.search import ProviderLadder, raw_content_page
-from quotebound.tavily import TavilyProvider
+from quotebound.acquisition.corpus import LocalCorpus
+from quotebound.acquisition.providers import ProviderLadder, raw_content_page
+from quotebound.acquisition.tavily import TavilyProvider
 from quotebound.tiers import TrustTier
 
 pytestmark = pytest.mark.integration

@@ -8,12 +8,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from quotebound import bytecache
-from quotebound.bytecache import ByteCache, configure, shared
 from quotebound.errors import ConfigError
-from quotebound.parsing import parse_page
-from quotebound.rawstore import RawPage, parsed_page
-from quotebound.verification import verify_quote
+from quotebound.evidence.verification import verify_quote
+from quotebound.storage import bytecache
+from quotebound.storage.bytecache import ByteCache, configure, shared
+from quotebound.storage.rawstore import RawPage, parsed_page
+from quotebound.text.parsing import parse_page
 
 
 @pytest.fixture(autouse=True)

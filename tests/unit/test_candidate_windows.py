@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from quotebound.candidates import MIN_DEFINITION_WORDS, chunk_id, extract_candidates
-from quotebound.parsing import parse_page
+from quotebound.evidence.candidates import MIN_DEFINITION_WORDS, chunk_id, extract_candidates
+from quotebound.text.parsing import parse_page
 
 SENTENCE = "The harbour crane lifts {n} containers every hour when the wind is calm."
 

@@ -10,8 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from quotebound.candidates import HASH_VERSION, extract_candidates
-from quotebound.parsing import Page, parse_page
+from quotebound.evidence.candidates import HASH_VERSION, extract_candidates
+from quotebound.text.page import Page
+from quotebound.text.parsing import parse_page
 
 PAGES = Path(__file__).parent.parent / "fixtures" / "pages"
 
@@ -74,8 +75,9 @@ def test_a_200_word_paragraph_is_covered_by_windows_within_bounds() -> None:
 def test_candidates_are_the_same_in_another_process() -> None:
     here = [c.__dict__ for c in extract_candidates(_page("news.html"), source_id="news")]
     code = (
-        "import json, sys; from pathlib import Path; from quotebound.parsing import parse_page;"
-        "from quotebound.candidates import extract_candidates as e;"
+        "import json, sys; from pathlib import Path;"
+        "from quotebound.text.parsing import parse_page;"
+        "from quotebound.evidence.candidates import extract_candidates as e;"
         "p = parse_page(Path(sys.argv[1]).read_bytes());"
         "print(json.dumps([c.__dict__ for c in e(p, source_id='news')]))"
     )

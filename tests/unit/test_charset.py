@@ -6,7 +6,7 @@ import codecs
 
 import pytest
 
-from quotebound.charset import decode_bytes
+from quotebound.text.charset import decode_bytes
 
 TEXT = "<meta charset={cs}><p>Grüße – “quoted” €</p>"
 
@@ -76,7 +76,7 @@ def test_labels_browsers_do_not_know_are_undeclared(label: str) -> None:
 
 
 def test_every_whatwg_label_decodes_arbitrary_bytes_without_raising() -> None:
-    from quotebound.charset import _BY_LABEL
+    from quotebound.text.charset import _BY_LABEL
 
     body = bytes(range(256)) * 4
     for label in _BY_LABEL:

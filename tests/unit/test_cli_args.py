@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from quotebound.cli import EXIT_USAGE, build_parser, main
-from quotebound.progress import Progress, describe
+from quotebound.interface.arguments import build_parser
+from quotebound.interface.cli import main
+from quotebound.interface.exitcodes import EXIT_USAGE
+from quotebound.interface.progress import Progress, describe
 
 
 def _usage_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:

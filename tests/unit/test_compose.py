@@ -21,21 +21,19 @@ from h6_compose.factory import (
 )
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from quotebound.compose import (
-    CLOSE_MEANING,
-    FAR_MEANING,
+from quotebound.evidence.relevance import CONTEXT_THRESHOLD, RELEVANCE_THRESHOLD, SUPPORT_THRESHOLD
+from quotebound.model.chat import parse_json_loosely
+from quotebound.model.prompts import QUOTES_BEGIN, QUOTES_END
+from quotebound.records import Composition, EvidenceItem
+from quotebound.report.answering import CLOSE_MEANING, FAR_MEANING, RELATED_MEANING
+from quotebound.report.extractive import compose_extractive
+from quotebound.report.quality import ReviewResult, review_composition
+from quotebound.report.selector import (
     MAX_PROMPT_CHARS,
-    RELATED_MEANING,
     ComposeError,
     build_compose_messages,
-    compose_extractive,
     compose_llm,
 )
-from quotebound.llm import parse_json_loosely
-from quotebound.prompts import QUOTES_BEGIN, QUOTES_END
-from quotebound.records import Composition, EvidenceItem
-from quotebound.relevance import CONTEXT_THRESHOLD, RELEVANCE_THRESHOLD, SUPPORT_THRESHOLD
-from quotebound.review import ReviewResult, quality_review
 
 QUESTION = "What does shutil.copytree do and what does shutil.rmtree do?"
 COPYTREE = (
@@ -85,7 +83,7 @@ def _evidence(question: str = QUESTION) -> list[EvidenceItem]:
 
 
 def _review(composition: Composition, evidence: list[EvidenceItem], **kw: Any) -> ReviewResult:
-    return quality_review(
+    return review_composition(
         composition,
         evidence={e["evidence_id"]: e for e in evidence if e["verification"]["status"] == "PASS"},
         source_texts={p.source_id: p.text for p in PAGES},
@@ -246,7 +244,7 @@ def test_extractive_is_deterministic_in_process_and_across_processes() -> None:
         "import json\n"
         "from h6_compose.factory import *\n"
         "from test_compose import QUESTION, _evidence\n"
-        "from quotebound.compose import compose_extractive\n"
+        "from quotebound.report.extractive import compose_extractive\n"
         "print(json.dumps(compose_extractive(QUESTION, _evidence()), sort_keys=True))\n"
     )
     here = str(Path(__file__).parent)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from h6_compose.factory import TIMEOUT_A, TIMEOUT_B, Page, evidence_for
 
-from quotebound.conflicts import numeric_conflicts
+from quotebound.evidence.conflicts import numeric_conflicts
 
 QUESTION = "What is the default timeout of the HTTP client library?"
 QUOTE_A = (

@@ -10,7 +10,7 @@ import pytest
 
 from quotebound.context import PROFILES, Context, make_context
 from quotebound.errors import ConfigError
-from quotebound.nodes.deps import Deps
+from quotebound.graph.deps import Deps
 
 
 @pytest.fixture(autouse=True)
@@ -112,7 +112,7 @@ def test_make_context_keeps_only_the_choices_so_run_options_still_apply() -> Non
 def test_the_page_size_cap_reaches_the_fetcher_and_the_corpus(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from quotebound.nodes.deps import Deps
+    from quotebound.graph.deps import Deps
 
     monkeypatch.setenv("QUOTEBOUND_MAX_PAGE_MB", "0.5")
     settings = Context(provider="corpus", corpus_dir=str(tmp_path)).resolved()

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from quotebound import encoder
 from quotebound.errors import ConfigError
+from quotebound.evidence import encoder
 
 QUESTION = "How do I get rid of a prefix at the start of a string?"
 PARAPHRASE = "Return a copy of the text with the leading characters removed if present."
@@ -27,7 +27,10 @@ def test_similarities_are_identical_across_calls_and_processes() -> None:
     texts = [PARAPHRASE, UNRELATED, QUESTION * 40]  # the last is cut at the model's length
     here = encoder.similarities([QUESTION], texts)
     assert here == encoder.similarities([QUESTION], list(reversed(texts)))[::-1]
-    code = f"from quotebound import encoder; print(encoder.similarities([{QUESTION!r}], {texts!r}))"
+    code = (
+        "from quotebound.evidence import encoder;"
+        f"print(encoder.similarities([{QUESTION!r}], {texts!r}))"
+    )
     there = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout

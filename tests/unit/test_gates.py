@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from quotebound.errors import Reason
-from quotebound.gates import THIN_PAGE_CHARS, fetch_gate, search_gate
+from quotebound.graph.gates import THIN_PAGE_CHARS, fetch_gate, search_gate
 from quotebound.records import SourceInfo
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quotebound.injection import addresses_the_model
+from quotebound.text.injection import addresses_the_model
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from quotebound.acquisition.fetcher import Fetcher
+from quotebound.acquisition.fetchpolicy import FetchPolicy
+from quotebound.acquisition.netguard import (
+    NetGuard,
+    address_problem,
+    normalize_origin,
+    parse_target,
+    safe_url,
+)
 from quotebound.errors import ConfigError, FetchError, Reason
-from quotebound.fetch import Fetcher, FetchPolicy
-from quotebound.netguard import NetGuard, address_problem, normalize_origin, parse_target, safe_url
 
 DNS = {
     "localhost": ["127.0.0.1"],

@@ -14,7 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quotebound.parsing import Page, _cap_depth, parse_page, sanitize_html
+from quotebound.text.html.nesting import cap_depth
+from quotebound.text.page import Page
+from quotebound.text.parsing import parse_page, sanitize_html
 
 PAGES = Path(__file__).parent.parent / "fixtures" / "pages"
 FIXTURES = sorted(p.name for p in PAGES.glob("*.html"))
@@ -263,13 +265,13 @@ def test_flattening_deep_markup_keeps_paragraph_breaks() -> None:
 @pytest.mark.parametrize("name", FIXTURES)
 def test_the_flattening_path_agrees_with_the_fast_path(name: str) -> None:
     html = (PAGES / name).read_bytes().decode("utf-8", "replace")
-    assert parse_page(_cap_depth(html)) == parse_page(html)
+    assert parse_page(cap_depth(html)) == parse_page(html)
 
 
 def test_a_50_megabyte_page_in_a_subprocess() -> None:
     code = """
 import json, resource, sys
-from quotebound.parsing import parse_page
+from quotebound.text.parsing import parse_page
 para = "<p>" + " ".join(f"w{i}" for i in range(90)) + " &amp; <b>bold</b> <a href=/x>x</a>.</p>\\n"
 html = "<body><div>FIRST</div>" + para * (50_000_000 // len(para) + 1) + "<p>LAST</p></body>"
 page = parse_page(html)
@@ -371,7 +373,7 @@ def test_same_pages_in_two_runs_and_two_processes() -> None:
     assert here == {name: _digest(_page(name)) for name in FIXTURES}
     code = """
 import hashlib, json, pathlib, sys
-from quotebound.parsing import parse_page
+from quotebound.text.parsing import parse_page
 d = pathlib.Path(sys.argv[1])
 print(json.dumps({n: hashlib.sha256(repr(parse_page((d / n).read_bytes())).encode()).hexdigest()
                   for n in json.loads(sys.argv[2])}))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from quotebound.parsing import Block, Page, parse_page
-from quotebound.passages import HeadingIndex, clean_heading, passages
+from quotebound.text.page import Block, Page
+from quotebound.text.parsing import parse_page
+from quotebound.text.passages import HeadingIndex, clean_heading, passages
 
 DOC = """<html><head><title>Resource Consumption</title></head><body><main>
 <h1>Resource Consumption¶</h1><h2>Disk¶</h2>

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from quotebound.planner import PlanError, deterministic_plan, salient_names, validate_plan
+from quotebound.graph.planner import (
+    PlanError,
+    deterministic_plan,
+    salient_name_phrases,
+    validate_plan,
+)
 
 
 def test_first_round_asks_the_question_and_its_parts() -> None:
@@ -35,8 +40,8 @@ def test_never_repeats_a_query() -> None:
     assert not set(again.queries) & set(first.queries)
 
 
-def test_salient_names_skip_words_of_the_question() -> None:
-    names = salient_names(
+def test_salient_name_phrases_skip_words_of_the_question() -> None:
+    names = salient_name_phrases(
         ["Zephyr is kept by Orion Foundation. Orion Foundation is big."], exclude="Zephyr"
     )
     assert names[0] == "Orion Foundation"

@@ -14,7 +14,7 @@ HEAVY = ("langgraph", "langchain_core", "langchain_openai", "httpx", "selectolax
 
 PROBE = """
 import json, sys
-from quotebound.cli import build_parser
+from quotebound.interface.arguments import build_parser
 build_parser().parse_args(["research", "Q", "--provider", "embedded"])
 print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})))
 """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quotebound.questions import QuestionType, fits, question_type
+from quotebound.evidence.questions import QuestionType, fits, question_type
 
 
 @pytest.mark.parametrize(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from quotebound.candidates import extract_candidates
-from quotebound.compose import answers
-from quotebound.parsing import parse_page
-from quotebound.passages import passage_head, passages
-from quotebound.ranking import rank_pages
+from quotebound.evidence.candidates import extract_candidates
+from quotebound.evidence.ranking import rank_pages
+from quotebound.report.answering import answers
+from quotebound.text.parsing import parse_page
+from quotebound.text.passages import passage_head, passages
 
 QUESTION = "Where does the archive tool write its output?"
 PAGE = parse_page(

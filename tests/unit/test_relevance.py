@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from quotebound.relevance import (
+from quotebound.evidence.relevance import (
     RELEVANCE_THRESHOLD,
     TermStats,
     content_terms,
@@ -203,7 +203,7 @@ def test_terms_elsewhere_on_the_page_count_for_less_than_headings() -> None:
 
 
 def test_a_particle_inside_a_name_is_part_of_the_name() -> None:
-    from quotebound.relevance import key_terms
+    from quotebound.evidence.relevance import key_terms
 
     assert set(key_terms("When was Guido van Rossum born?")) == {"guido", "van", "rossum"}
     assert "van" not in key_terms("Is the van parked by Anna?")

@@ -8,9 +8,9 @@ from typing import Any, Literal
 import pytest
 from h6_compose.factory import SHUTIL, SUBPROCESS, TIMEOUT_A, TIMEOUT_B, Page, evidence_for
 
-from quotebound.compose import compose_extractive
 from quotebound.records import Finding, SourceInfo
-from quotebound.report import grounding_confidence, render_report, report_tier
+from quotebound.report.extractive import compose_extractive
+from quotebound.report.markdown import grounding_confidence, render_report, report_tier
 
 QUESTION = "What does shutil.copytree do?"
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from quotebound.errors import ConfigError
-from quotebound.retention import PruneReport, ThreadInfo, parse_duration, select_for_pruning
+from quotebound.storage.retention import PruneReport, ThreadInfo, parse_duration, select_for_pruning
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 # newest first, as list_threads gives them: ages 1 h, 2 days, 40 days, 90 days

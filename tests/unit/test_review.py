@@ -1,4 +1,4 @@
-"""quality_review: every problem code from a crafted composition; a faithful one passes."""
+"""review_composition: every problem code from a crafted composition; a faithful one passes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from h6_compose.factory import SHUTIL, SUBPROCESS, evidence_for
 
 from quotebound.records import Composition, EvidenceItem, Finding
-from quotebound.review import ANSWER, ReviewResult, quality_review
+from quotebound.report.quality import ANSWER, ReviewResult, review_composition
 
 QUESTION = "What does shutil.copytree do and what does shutil.rmtree do?"
 COPYTREE = (
@@ -72,7 +72,7 @@ def _review(findings: list[Finding], answer: str | None = None, **kw: Any) -> Re
         conflicts=[],
         mode="llm",
     )
-    return quality_review(
+    return review_composition(
         composition,
         evidence=kw.get("evidence", EVIDENCE),
         source_texts=kw.get("source_texts", TEXTS),
@@ -166,6 +166,27 @@ def test_claim_adding_to_its_quote_is_reported(claim: str, code: str) -> None:
     result = _review(findings, answer=findings[0]["claim"])
     assert (1, code) in _codes(result)
     assert all(p.finding == 1 for p in result.problems)
+
+
+@pytest.mark.parametrize("apostrophe", ["'", "’"])
+def test_a_negation_its_quotes_lack_is_reported_with_either_apostrophe(apostrophe: str) -> None:
+    findings = _good()
+    findings[0]["claim"] = (
+        f"shutil.copytree doesn{apostrophe}t copy an entire directory tree rooted at src to dst."
+    )
+    result = _review(findings, answer=findings[1]["claim"])
+    assert _codes(result) == [(0, "unsupported_negation")]
+    assert result.problems[0].detail == "'not' negates what its quotes say"
+
+
+@pytest.mark.parametrize("apostrophe", ["'", "’"])
+def test_a_contraction_is_supported_by_not_in_its_quote(apostrophe: str) -> None:
+    findings = _good()
+    findings[1]["claim"] = (
+        f"shutil.rmtree path must point to a directory, which isn{apostrophe}t a symbolic link "
+        "to a directory."
+    )
+    assert _review(findings).passed, _review(findings).feedback()
 
 
 def test_sentence_initial_capital_and_quoted_names_are_not_flagged() -> None:

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quotebound.parsing import Page, parse_page
+from quotebound.text.page import Page
+from quotebound.text.parsing import parse_page
 
 ARTICLE = [
     "Residents of the harbour town voted on Tuesday to keep the island ferry running for at "

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from quotebound.graph import (
+from quotebound.graph.build import (
     route_after_evaluate,
     route_after_fetch,
     route_after_review,

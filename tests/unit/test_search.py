@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from quotebound.errors import Reason, SearchError
-from quotebound.search import (
+from quotebound.acquisition.providers import (
     ProviderLadder,
     ProviderRun,
     SearchCandidate,
@@ -17,6 +16,7 @@ from quotebound.search import (
     raw_content_page,
     select_for_fetch,
 )
+from quotebound.errors import Reason, SearchError
 from quotebound.tiers import TrustTier
 from quotebound.urls import source_id
 

@@ -14,9 +14,9 @@ from functools import cache
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quotebound.normalize import normalize_text
-from quotebound.parsing import parse_page
-from quotebound.verification import verify_quote
+from quotebound.evidence.verification import verify_quote
+from quotebound.text.normalize import normalize_text
+from quotebound.text.parsing import parse_page
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from quotebound.evidence.relevance import relevance, sub_questions
 from quotebound.records import EvidenceItem
-from quotebound.relevance import relevance, sub_questions
 from quotebound.urls import source_id
 
 __all__ = ["JSON_DOC", "SHUTIL", "SUBPROCESS", "TIMEOUT_A", "TIMEOUT_B", "Page", "evidence_for"]

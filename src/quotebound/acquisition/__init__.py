@@ -1,0 +1,10 @@
+"""Acquisition: finding pages and reading them safely.
+
+The provider interface and ladder (``providers``), the Tavily web search (``tavily``), local
+corpora (``corpus``, ``embedded``) with their index (``corpusindex``) and queries (``ftsquery``),
+near-duplicate pages (``duplicates``), and the fetcher (``fetcher``) with its policy
+(``fetchpolicy``), network guard (``netguard``), robots.txt (``robots``), Content-Encoding
+decoding (``decompression``) and concurrent runner (``parallel``).
+
+May import: the foundation modules, :mod:`quotebound.text` and :mod:`quotebound.storage`.
+"""

@@ -1,0 +1,305 @@
+"""A local corpus: a directory of documents, a SQLite FTS5 index of their passages, a transport.
+
+The corpus is the user's own library (docs/architecture.md §3): its documents get a configurable
+tier and are read only through :meth:`LocalCorpus.read`, never over the network. Each document
+carries a public URL for citation: ``base_url`` + its relative path, or its ``file://`` URI.
+
+The index (:mod:`quotebound.acquisition.corpusindex`) holds passages (see
+:mod:`quotebound.text.passages`): each with its page title and heading path, ranked by FTS5's
+BM25 (IDF-weighted, Porter-stemmed) with title and heading matches counting more than body text.
+A search (its query from :mod:`quotebound.acquisition.ftsquery`) ranks passages across the
+corpus and returns the pages of the best ones; pages with the same content under two paths (an
+HTML page and its Sphinx ``_sources`` text, a print version) collapse to one, the HTML page
+preferred.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from contextlib import closing
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote, urlsplit
+
+from quotebound.acquisition.corpusindex import (
+    MEDIA_TYPES,
+    IndexStats,
+    default_index_path,
+    document_suffix,
+    open_index,
+    refresh_index,
+    too_large,
+)
+from quotebound.acquisition.duplicates import content_words_of, same_content
+from quotebound.acquisition.ftsquery import fts_query
+from quotebound.acquisition.providers import SearchCandidate, SearchResponse, search_response
+from quotebound.errors import ConfigError, FetchError, Reason
+from quotebound.storage.rawstore import RawPage, parsed_page
+from quotebound.text.documents import decode_document
+from quotebound.text.page import Page
+from quotebound.text.passages import passage_head
+from quotebound.tiers import TrustTier
+from quotebound.urls import canonical_url
+
+__all__ = ["MAX_DOCUMENT_BYTES", "LocalCorpus"]
+
+MAX_DOCUMENT_BYTES = 5_000_000
+"""The default cap on a corpus file's size, the same as a web page's."""
+
+_SEARCH = """
+SELECT path, title, body, bm25(passages, 0.0, 1.5, 2.0, 1.0, 4.0) AS score
+FROM passages WHERE passages MATCH ? ORDER BY score, path, rowid LIMIT ?
+"""
+_PASSAGES_SEARCHED = 400
+"""Best passages a search ranks pages by."""
+_PASSAGES_KEPT = 3
+"""A result's best matching passages that the ranking of its quotes hears of."""
+_SECOND_PASSAGE = 0.25
+"""A page's score is its best passage's plus this share of its second best's."""
+_SNIPPET_WORDS = 40
+_TITLE_CHARS = 120
+_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
+
+log = logging.getLogger(__name__)
+
+
+class LocalCorpus:
+    """A directory of HTML, Markdown, text and PDF documents as a search provider."""
+
+    def __init__(
+        self,
+        root: Path | str,
+        *,
+        base_url: str | None = None,
+        index_path: Path | None = None,
+        tier: TrustTier = TrustTier.PRIMARY_SOURCE,
+        name: str = "corpus",
+        note_for: Callable[[str], str] | None = None,
+        endpoint: str | None = None,
+        max_bytes: int = MAX_DOCUMENT_BYTES,
+    ) -> None:
+        """``note_for`` (a document path → a note) adds a note to each document's title in
+        parentheses; ``endpoint`` is what provider runs record (default: ``base_url`` or the
+        root's URI); files over ``max_bytes`` are neither indexed nor read (``too_large``)."""
+        self.root = _readable_root(root)
+        if base_url is not None:
+            parts = urlsplit(base_url)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ConfigError(f"corpus base_url must be an http(s) URL, got {base_url!r}")
+            base_url = base_url if base_url.endswith("/") else base_url + "/"
+        self.base_url = base_url
+        self.index_path = Path(index_path) if index_path else default_index_path(self.root)
+        self.tier = TrustTier(tier)
+        self.max_bytes = max_bytes
+        self.name = name
+        self.endpoint = endpoint or base_url or self.root.as_uri()
+        self._note_for = note_for
+        self._lock = threading.Lock()
+        self._refreshed = False
+        self._by_url: dict[str, str] | None = None
+        self._words: dict[str, frozenset[str]] = {}
+
+    def __repr__(self) -> str:
+        return f"LocalCorpus({str(self.root)!r}, name={self.name!r})"
+
+    # -- mapping -------------------------------------------------------------------------
+
+    def url_for(self, document: str) -> str:
+        """The public URL that cites ``document`` (a path relative to the root)."""
+        if self.base_url is not None:
+            return self.base_url + quote(document, safe="/")
+        return (self.root / document).as_uri()
+
+    def document_for_url(self, url: str) -> str | None:
+        """The indexed document whose public URL is ``url``, or None."""
+        if self._by_url is None:
+            with closing(open_index(self.index_path, self.root)) as db:
+                paths = [p for (p,) in db.execute("SELECT path FROM docs WHERE indexed = 1")]
+            self._by_url = {canonical_url(self.url_for(p)): p for p in paths}
+        return self._by_url.get(canonical_url(url))
+
+    # -- index ---------------------------------------------------------------------------
+
+    def refresh(self) -> IndexStats:
+        """Bring the index up to date with the directory; cheap when nothing changed."""
+        with self._lock, closing(open_index(self.index_path, self.root)) as db:
+            db.execute("BEGIN IMMEDIATE")  # one writer at a time, across processes too
+            try:
+                stats = refresh_index(db, self.root, max_bytes=self.max_bytes, parse=self._parse)
+            except BaseException:
+                db.rollback()
+                raise
+            db.commit()
+            self._refreshed = True
+            self._by_url = None
+            self._words = {}
+            return stats
+
+    # -- search --------------------------------------------------------------------------
+
+    async def search(self, query: str, *, max_results: int) -> SearchResponse:
+        """The pages of the best passages by BM25 (the index refreshed on this corpus's first
+        search), one page per content."""
+        started = time.monotonic()
+        match = fts_query(query)
+        failure: Reason | None = Reason.EMPTY_RESULTS
+        candidates: tuple[SearchCandidate, ...] = ()
+        if match is not None and max_results >= 1:
+            try:
+                candidates = await asyncio.to_thread(self._search, query, match, max_results)
+                failure = None
+            except (sqlite3.Error, OSError, ConfigError) as exc:
+                log.warning("corpus %s: search failed: %s", self.name, exc)
+                failure = Reason.PROVIDER_ERROR
+        return search_response(
+            provider=self.name,
+            endpoint=self.endpoint,
+            query=query,
+            started=started,
+            candidates=candidates,
+            failure=failure,
+        )
+
+    def _search(self, query: str, match: str, limit: int) -> tuple[SearchCandidate, ...]:
+        if not self._refreshed:
+            self.refresh()
+        with closing(open_index(self.index_path, self.root)) as db:
+            rows = db.execute(_SEARCH, (match, _PASSAGES_SEARCHED)).fetchall()
+            pages: dict[str, list[tuple[float, str, str]]] = {}
+            found: dict[str, list[tuple[int, str]]] = {}
+            for rank, (path, title, body, score) in enumerate(rows):
+                pages.setdefault(path, []).append((-score, title, body))
+                if len(found.setdefault(path, [])) < _PASSAGES_KEPT:
+                    found[path].append((rank, passage_head(body)))
+            ranked = sorted(pages, key=lambda p: (-_page_score(pages[p]), p))
+            kept = self._one_per_content(db, ranked[: 3 * limit])[:limit]
+        out = []
+        for rank, path in enumerate(kept, start=1):
+            _, title, body = pages[path][0]
+            out.append(
+                SearchCandidate(
+                    url=self.url_for(path),
+                    title=title or PurePosixPath(path).name,
+                    snippet=" ".join(body.split()[:_SNIPPET_WORDS]),
+                    rank=rank,
+                    provider=self.name,
+                    query=query,
+                    document=path,
+                    passages=tuple(found[path]),
+                )
+            )
+        return tuple(out)
+
+    def _one_per_content(self, db: sqlite3.Connection, ranked: list[str]) -> list[str]:
+        """``ranked`` with near-duplicate pages collapsed into the best-ranked one's place,
+        which goes to the HTML page of the group."""
+        kept: list[str] = []
+        words = self._words
+        for path in ranked:
+            if path not in words:
+                bodies = db.execute("SELECT body FROM passages WHERE path = ?", (path,))
+                words[path] = content_words_of(body for (body,) in bodies)
+            twin = next((k for k in kept if same_content(words[k], words[path])), None)
+            if twin is None:
+                kept.append(path)
+            elif _is_html(path) and not _is_html(twin):
+                kept[kept.index(twin)] = path
+        return kept
+
+    # -- transport -----------------------------------------------------------------------
+
+    async def read(self, document: str) -> RawPage:
+        """Read ``document`` from the corpus as a stored page with its public URL.
+
+        Raises FetchError: ``invalid_url`` for a path outside the corpus or of an unsupported
+        type, ``http_status`` for a missing file, ``unsupported_type`` for an unreadable PDF.
+        """
+        path = self._path_of(document)
+        try:
+            size = path.stat().st_size
+            if size > self.max_bytes:
+                raise FetchError(Reason.TOO_LARGE, f"{document}: {too_large(size, self.max_bytes)}")
+            body = await asyncio.to_thread(path.read_bytes)
+        except FileNotFoundError as exc:
+            raise FetchError(
+                Reason.HTTP_STATUS, f"no such corpus document (404): {document}"
+            ) from exc
+        except OSError as exc:
+            raise FetchError(
+                Reason.CONNECTION, f"cannot read corpus document {document}: {type(exc).__name__}"
+            ) from exc
+        page, _ = await asyncio.to_thread(self._parse, document, body)
+        return page
+
+    def _path_of(self, document: str) -> Path:
+        rel = PurePosixPath(document)
+        if rel.is_absolute() or not rel.parts or ".." in rel.parts or "\\" in document:
+            raise FetchError(Reason.INVALID_URL, f"not a path inside the corpus: {document!r}")
+        if document_suffix(rel.name) not in MEDIA_TYPES:
+            raise FetchError(Reason.INVALID_URL, f"not an indexable corpus document: {document!r}")
+        path = self.root.joinpath(*rel.parts)
+        if not path.resolve().is_relative_to(self.root):
+            raise FetchError(Reason.INVALID_URL, f"corpus document leaves the root: {document!r}")
+        return path
+
+    def _parse(self, document: str, body: bytes) -> tuple[RawPage, Page]:
+        """A document's bytes as a stored page (titled from its markup or first line) and
+        the parsed page whose clean text is indexed."""
+        decoded = decode_document(body, MEDIA_TYPES[document_suffix(document)])
+        url = self.url_for(document)
+        page = RawPage(
+            url=url,
+            final_url=url,
+            status=200,
+            content_type=decoded.media_type,
+            encoding=decoded.encoding,
+            sha256=RawPage.body_sha256(body),
+            title="",
+            trust_tier=int(self.tier),
+            provider=self.name,
+            html=decoded.html,
+            text=decoded.text,
+            pages=decoded.pages,
+        )
+        parsed = parsed_page(page)
+        raw_text = page.text if page.text is not None else "\n".join(page.pages or ())
+        title = parsed.title or _text_title(raw_text, document)
+        if self._note_for is not None:
+            title = f"{title} ({self._note_for(document)})"
+        return dataclasses.replace(page, title=title), parsed
+
+
+def _readable_root(root: Path | str) -> Path:
+    try:
+        resolved = Path(root).expanduser().resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        raise ConfigError(f"corpus root does not exist: {root}") from exc
+    if not resolved.is_dir() or not os.access(resolved, os.R_OK | os.X_OK):
+        raise ConfigError(f"corpus root must be a readable directory: {root}")
+    return resolved
+
+
+def _page_score(scores: list[tuple[float, str, str]]) -> float:
+    """Best passage plus a share of the second best (passages arrive best first)."""
+    second = scores[1][0] if len(scores) > 1 else 0.0
+    return scores[0][0] + _SECOND_PASSAGE * second
+
+
+def _is_html(path: str) -> bool:
+    return MEDIA_TYPES.get(document_suffix(path)) == "text/html"
+
+
+def _text_title(text: str, document: str) -> str:
+    """A Markdown heading, else the first line, else the file name."""
+    m = _HEADING.search(text)
+    line = m.group(1) if m else next((s.strip() for s in text.splitlines() if s.strip()), "")
+    if len(line) > _TITLE_CHARS:
+        line = line[:_TITLE_CHARS].rsplit(" ", 1)[0] + "…"
+    return line or PurePosixPath(document).name

@@ -1,0 +1,380 @@
+"""Safe, parallel fetching of web pages into :class:`RawPage` values (docs/architecture.md §2, §7).
+
+Every hop of every request goes through :class:`~quotebound.acquisition.netguard.NetGuard`
+and the request is sent to the address it vetted (Host header and TLS SNI keep the name,
+so certificates are still verified against it). Bodies are streamed under caps on bytes
+received and on bytes after decompression (:mod:`quotebound.acquisition.decompression`); each
+request has a timeout and the fetcher as a whole a run budget, both from its
+:class:`~quotebound.acquisition.fetchpolicy.FetchPolicy`.
+Failures are :class:`FetchError` with a reason code and a detail free of secrets and page text.
+
+Redirect loops and redirect chains longer than ``max_redirects`` fail with ``http_status``
+(detail "redirect loop" / "too many redirects"): the registry has no redirect code, and a
+redirect is an HTTP status the fetcher refuses to follow further.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from types import TracebackType
+from typing import Self
+from urllib.parse import urldefrag
+
+import httpx
+
+from quotebound.acquisition.decompression import BodyDecoder
+from quotebound.acquisition.fetchpolicy import FetchPolicy
+from quotebound.acquisition.netguard import Resolver, Target, Vetted, safe_url
+from quotebound.acquisition.parallel import FetchFailure, run_until
+from quotebound.acquisition.robots import RobotsCache
+from quotebound.errors import FetchError, Reason
+from quotebound.storage.rawstore import RawPage
+from quotebound.text.documents import PDF_TYPE, decode_document, media_type
+from quotebound.text.parsing import parse_page
+from quotebound.tiers import tier_for_url
+
+__all__ = ["Fetcher"]
+
+ROBOTS_MAX_BYTES = 512 * 1024
+"""robots.txt larger than this is treated as unreachable (which disallows everything)."""
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_RETRY_STATUSES = frozenset({429, 503})
+_TEXT_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
+_BINARY_MAGIC = (
+    b"\x89PNG",
+    b"GIF87a",
+    b"GIF89a",
+    b"\xff\xd8\xff",
+    b"PK\x03\x04",
+    b"\x1f\x8b",
+    b"%PDF-",
+    b"\x7fELF",
+    b"wOFF",
+    b"wOF2",
+    b"OggS",
+    b"ID3",
+    b"\x00\x00\x01\x00",
+)
+_SNIFF_BYTES = 8192
+
+
+@dataclass(frozen=True)
+class _Reply:
+    """One final (non-redirect) HTTP response, body read unless the status is an error."""
+
+    final_url: str
+    status: int
+    content_type: str
+    body: bytes
+    retry_after: str | None
+
+
+class Fetcher:
+    """Fetches URLs under a :class:`FetchPolicy`; use as an async context manager."""
+
+    def __init__(
+        self,
+        policy: FetchPolicy | None = None,
+        *,
+        resolver: Resolver | None = None,
+    ) -> None:
+        self.policy = policy or FetchPolicy()
+        self._guard = self.policy.guard(resolver)
+        self._robots = RobotsCache(self._load_robots, user_agent=self.policy.user_agent)
+        self._clients: dict[str, httpx.AsyncClient] = {}
+        self._deadline = time.monotonic() + self.policy.run_budget_s
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close every connection and stop robots.txt loads still running."""
+        await self._robots.aclose()
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.aclose()
+
+    async def fetch(self, url: str) -> RawPage:
+        """Fetch one page; raises FetchError with a reason code."""
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            raise FetchError(
+                Reason.TIMEOUT,
+                f"run budget of {self.policy.run_budget_s}s is spent: {safe_url(url)}",
+            )
+        try:
+            async with asyncio.timeout(remaining):
+                reply = await self._with_retries(url)
+        except TimeoutError as exc:
+            raise FetchError(
+                Reason.TIMEOUT,
+                f"run budget of {self.policy.run_budget_s}s ran out while fetching {safe_url(url)}",
+            ) from exc
+        if not 200 <= reply.status < 300:
+            raise FetchError(
+                Reason.HTTP_STATUS, f"HTTP {reply.status} from {safe_url(reply.final_url)}"
+            )
+        # Decoding a PDF or parsing a large page is CPU work: keep it off the event loop.
+        return await asyncio.to_thread(self._page, url, reply)
+
+    async def fetch_many(self, urls: Sequence[str]) -> list[RawPage | FetchFailure]:
+        """Fetch all ``urls`` concurrently (at most ``policy.concurrency`` at once), in order."""
+        done = await run_until(urls, len(urls), self.fetch, concurrency=self.policy.concurrency)
+        return [result for _, _, result in sorted(done, key=lambda d: d[0])]
+
+    async def _with_retries(self, url: str) -> _Reply:
+        attempt = 0
+        while True:
+            try:
+                async with asyncio.timeout(self.policy.timeout_s):
+                    reply = await self._follow(url, document=True, max_bytes=self.policy.max_bytes)
+            except TimeoutError as exc:
+                raise FetchError(
+                    Reason.TIMEOUT,
+                    f"no complete response within {self.policy.timeout_s}s: {safe_url(url)}",
+                ) from exc
+            if reply.status not in _RETRY_STATUSES or attempt >= self.policy.max_retries:
+                return reply
+            await asyncio.sleep(self._retry_delay(reply, attempt))
+            attempt += 1
+
+    def _retry_delay(self, reply: _Reply, attempt: int) -> float:
+        asked = _retry_after_seconds(reply.retry_after)
+        if asked is None:
+            return self.policy.backoff_s * 2**attempt
+        if asked > self.policy.timeout_s:
+            raise FetchError(
+                Reason.HTTP_STATUS,
+                f"HTTP {reply.status} from {safe_url(reply.final_url)}: "
+                f"Retry-After {asked:.0f}s is longer than the {self.policy.timeout_s}s timeout",
+            )
+        return asked
+
+    async def _follow(self, url: str, *, document: bool, max_bytes: int) -> _Reply:
+        """GET ``url``, following redirects by hand so every hop is vetted again."""
+        current = urldefrag(url).url
+        seen = {current}
+        for _ in range(self.policy.max_redirects + 1):
+            vetted = await self._guard.vet(current)
+            if document and self.policy.respect_robots:
+                await self._check_robots(vetted.target)
+            reply, location = await self._exchange(vetted, document=document, max_bytes=max_bytes)
+            if location is None:
+                return reply
+            nxt = _next_hop(current, location)
+            if nxt in seen:
+                raise FetchError(Reason.HTTP_STATUS, f"redirect loop at {safe_url(nxt)}")
+            seen.add(nxt)
+            current = nxt
+        raise FetchError(
+            Reason.HTTP_STATUS,
+            f"too many redirects (more than {self.policy.max_redirects}) from {safe_url(url)}",
+        )
+
+    async def _check_robots(self, target: Target) -> None:
+        refusal = await self._robots.refusal(target.origin, target.url)
+        if refusal is not None:
+            raise FetchError(Reason.ROBOTS, f"{refusal}: {safe_url(target.url)}")
+
+    async def _load_robots(self, origin: str) -> str | None:
+        """robots.txt of ``origin`` through the guarded path: its text, "" when the site has
+        none (a 4xx), None when it is unreachable (a 5xx, a network failure, a timeout)."""
+        try:
+            async with asyncio.timeout(self.policy.timeout_s):
+                reply = await self._follow(
+                    f"{origin}/robots.txt", document=False, max_bytes=ROBOTS_MAX_BYTES
+                )
+        except (FetchError, TimeoutError):
+            return None
+        if 400 <= reply.status < 500:
+            return ""
+        if not 200 <= reply.status < 300:
+            return None
+        return reply.body.decode("utf-8", errors="replace")
+
+    async def _exchange(
+        self, vetted: Vetted, *, document: bool, max_bytes: int
+    ) -> tuple[_Reply, str | None]:
+        """One request to the vetted address: the reply, or the redirect location."""
+        target = vetted.target
+        client = self._client(target.host)
+        headers = {
+            "Host": target.host_header,
+            "User-Agent": self.policy.user_agent,
+            "Accept": ", ".join(sorted(self.policy.allowed_types)) + ", */*;q=0.1",
+            "Accept-Encoding": "gzip, deflate",
+        }
+        extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+        try:
+            request = client.build_request(
+                "GET", vetted.connect_url, headers=headers, extensions=extensions
+            )
+            response = await client.send(request, stream=True)
+            try:
+                return await self._read_reply(target, response, document, max_bytes)
+            finally:
+                await response.aclose()
+        except httpx.InvalidURL as exc:
+            raise FetchError(Reason.INVALID_URL, f"malformed URL {safe_url(target.url)}") from exc
+        except httpx.HTTPError as exc:
+            raise _network_error(exc, target) from exc
+
+    async def _read_reply(
+        self, target: Target, response: httpx.Response, document: bool, max_bytes: int
+    ) -> tuple[_Reply, str | None]:
+        status = response.status_code
+        content_type = response.headers.get("content-type", "")
+        head = _Reply(target.url, status, content_type, b"", response.headers.get("retry-after"))
+        location = response.headers.get("location")
+        if status in _REDIRECTS and location:
+            return head, location
+        if not 200 <= status < 300:
+            return head, None
+        if document and media_type(content_type) not in self.policy.allowed_types:
+            raise FetchError(
+                Reason.UNSUPPORTED_TYPE,
+                f"content type {media_type(content_type) or 'missing'!r} is not accepted: "
+                f"{safe_url(target.url)}",
+            )
+        body = await self._read_body(target, response, max_bytes)
+        return _Reply(target.url, status, content_type, body, head.retry_after), None
+
+    async def _read_body(self, target: Target, response: httpx.Response, max_bytes: int) -> bytes:
+        where = safe_url(target.url)
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > max_bytes:
+            raise FetchError(
+                Reason.TOO_LARGE, f"Content-Length {declared} exceeds {max_bytes} bytes: {where}"
+            )
+        decoder = BodyDecoder(
+            response.headers.get("content-encoding", ""),
+            limit=self.policy.max_decompressed_bytes,
+            where=where,
+        )
+        body = bytearray()
+        received = 0
+        async for chunk in response.aiter_raw():
+            received += len(chunk)
+            if received > max_bytes:
+                raise FetchError(Reason.TOO_LARGE, f"body exceeds {max_bytes} bytes: {where}")
+            body += decoder.feed(chunk)
+        body += decoder.flush()
+        return bytes(body)
+
+    def _client(self, host: str) -> httpx.AsyncClient:
+        """One client per host name, so a TLS connection verified for one name is never reused
+        for another name on the same address."""
+        client = self._clients.get(host)
+        if client is None:
+            limit = self.policy.concurrency
+            client = httpx.AsyncClient(
+                follow_redirects=False,
+                trust_env=False,  # proxies would connect by name, not to the vetted address
+                timeout=httpx.Timeout(self.policy.timeout_s),
+                limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
+            )
+            self._clients[host] = client
+        return client
+
+    def _page(self, url: str, reply: _Reply) -> RawPage:
+        mt = media_type(reply.content_type)
+        _refuse_binary(reply.body, mt, reply.final_url)
+        doc = decode_document(reply.body, reply.content_type)
+        title, author, published = "", None, None
+        if doc.html is not None:
+            parsed = parse_page(doc.html, content_type=doc.media_type)
+            title, author, published = parsed.title or "", parsed.author, parsed.published
+        return RawPage(
+            url=url,
+            final_url=reply.final_url,
+            status=reply.status,
+            content_type=doc.media_type,
+            encoding=doc.encoding,
+            sha256=RawPage.body_sha256(reply.body),
+            title=title,
+            trust_tier=int(tier_for_url(reply.final_url)),
+            provider="http",
+            html=doc.html,
+            text=doc.text,
+            pages=doc.pages,
+            author=author,
+            published=published,
+        )
+
+
+def _next_hop(current: str, location: str) -> str:
+    """The absolute URL a Location header points to, percent-encoded, without fragment."""
+    try:
+        joined = httpx.URL(current).join(location)
+    except httpx.InvalidURL as exc:
+        raise FetchError(
+            Reason.INVALID_URL, f"malformed redirect location from {safe_url(current)}"
+        ) from exc
+    return str(joined.copy_with(fragment=None))
+
+
+def _refuse_binary(body: bytes, mt: str, url: str) -> None:
+    """Refuse bodies whose bytes contradict their declared type (e.g. an image as text/html)."""
+    head = body[:_SNIFF_BYTES]
+    if mt == PDF_TYPE:
+        if b"%PDF-" not in head[:1024]:
+            raise FetchError(Reason.UNSUPPORTED_TYPE, f"body is not a PDF: {safe_url(url)}")
+        return
+    if head.startswith(_TEXT_BOMS):
+        return
+    if b"\x00" in head or head.startswith(_BINARY_MAGIC):
+        raise FetchError(
+            Reason.UNSUPPORTED_TYPE, f"binary content declared as {mt!r}: {safe_url(url)}"
+        )
+
+
+def _retry_after_seconds(value: str | None) -> float | None:
+    """Seconds a Retry-After header asks to wait (delta-seconds or an HTTP date), or None."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _network_error(exc: httpx.HTTPError, target: Target) -> FetchError:
+    where = safe_url(target.url)
+    if isinstance(exc, httpx.TimeoutException):
+        return FetchError(Reason.TIMEOUT, f"{type(exc).__name__} at {where}")
+    if _caused_by_tls(exc):
+        return FetchError(Reason.TLS, f"TLS handshake or certificate check failed: {where}")
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return FetchError(Reason.INVALID_URL, f"unsupported protocol: {where}")
+    if isinstance(exc, httpx.ConnectError):
+        return FetchError(Reason.CONNECTION, f"cannot connect to {target.host_header}: {where}")
+    return FetchError(Reason.CONNECTION, f"{type(exc).__name__} from {where}")
+
+
+def _caused_by_tls(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ssl.SSLError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

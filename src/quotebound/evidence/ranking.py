@@ -1,0 +1,225 @@
+"""Evidence ranking: which passages of the pages read best answer the question.
+
+A candidate quote is scored by its relevance (IDF-weighted coverage of the question's terms by
+the quote and the headings it sits under, best over sub-questions), plus smaller shares for how
+close together that sub-question's terms occur in it, whether it has the shape of the answer the
+sub-question expects (a number for "how many", a version for "when" ...), how well its
+headings alone match the question, whether it is prose (has a sentence's end), and whether it
+lies in a passage the search ranked high across the whole corpus (reciprocal rank fusion of
+the corpus's passage ranking with this one). The best quotes so far then gain a share for how
+close their meaning is to the question's (:mod:`~quotebound.evidence.encoder`), which sees a
+paraphrase that shares no term with the question; without the encoder, ranking is by terms alone.
+Relevance, with the search's rank of the quote's passage, decides whether a quote may be
+composed (:func:`quotebound.report.answering.answers`); the score orders them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import heapq
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from quotebound.evidence import encoder
+from quotebound.evidence.candidates import Candidate
+from quotebound.evidence.questions import fits, question_type
+from quotebound.evidence.relevance import (
+    PassageTerms,
+    TermStats,
+    content_terms,
+    passage_relevance,
+    question_terms,
+    relevance,
+    sub_questions,
+    text_terms,
+)
+from quotebound.text.page import Page
+from quotebound.text.passages import HeadingIndex, passage_head, passages
+
+__all__ = ["Ranked", "proximity", "rank_pages"]
+
+_FIT_WEIGHT = 0.15
+_PROXIMITY_WEIGHT = 0.1
+_HEADING_WEIGHT = 0.1
+_PROSE_WEIGHT = 0.1
+_PROSE = re.compile(r"[^\W\d_]{2}[.!?](?:\s|$)")
+"""A sentence's end: prose, not a list of index terms, table cells or code."""
+_SEPARATOR = " / "
+_RETRIEVED_WEIGHT = 1.0
+_RETRIEVED_K = 3.0
+"""Reciprocal rank fusion: a quote in the search's passage of rank r gains weight / (k + r)."""
+_MEANING_WEIGHT = 2.0
+_MEANING_TOP = 30
+"""The best quotes (over all the pages ranked at once) whose meaning is compared with the
+question's; each gains weight x cosine similarity."""
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A candidate with its context, relevance and ranking score."""
+
+    candidate: Candidate
+    context: str
+    parts: tuple[float, ...]
+    """Relevance to each sub-question of the question, in order."""
+    relevance: float
+    """The best of ``parts``."""
+    score: float
+    retrieved: int | None = None
+    """The search rank of the retrieved passage the candidate lies in, or None."""
+    meaning: float | None = None
+    """Cosine similarity of the quote's meaning to the question's (to its closest part), or
+    None when it was not compared (not among the best quotes, or no encoder)."""
+
+
+def proximity(question: str, text: str) -> float:
+    """How tightly the question's terms found in ``text`` cluster: distinct terms matched over
+    the length (in terms) of the shortest run of ``text`` that holds them all; 0 for fewer
+    than two."""
+    wanted = set(content_terms(question))
+    terms = content_terms(text)
+    hits = [(i, t) for i, t in enumerate(terms) if t in wanted]
+    distinct = {t for _, t in hits}
+    if len(distinct) < 2:
+        return 0.0
+    best = len(terms)
+    counts: dict[str, int] = {}
+    left = 0
+    for pos, term in hits:
+        counts[term] = counts.get(term, 0) + 1
+        while len(counts) == len(distinct):
+            best = min(best, pos - hits[left][0] + 1)
+            first = hits[left][1]
+            counts[first] -= 1
+            if not counts[first]:
+                del counts[first]
+            left += 1
+    return len(distinct) / best
+
+
+def rank_pages(
+    question: str,
+    pages: Sequence[tuple[Page, str, Sequence[Candidate]]],
+    retrieved: Sequence[Mapping[str, int]] | None = None,
+    *,
+    best: int | None = None,
+) -> list[list[Ranked]]:
+    """Each page's candidates (a page, its title and its candidates) best first, document
+    order on ties, or only its ``best`` ones (a large page's tens of thousands of candidates
+    are then never held ranked at once). Terms weigh by their IDF over all the candidates,
+    each with its context.
+
+    ``retrieved`` holds, per page, the passages its search found (the passage's head, see
+    :func:`~quotebound.text.passages.passage_head`, and its rank among all the passages the search
+    ranked): a quote inside one gains a share that falls with that rank (reciprocal rank
+    fusion), so a corpus-wide ranking of passages counts beside this ranking of quotes."""
+    contexts = [_contexts(page, title, candidates) for page, title, candidates in pages]
+    found = [
+        _retrieved_ranks(page, candidates, (retrieved or [{}] * len(pages))[i])
+        for i, (page, _, candidates) in enumerate(pages)
+    ]
+    # Each quote is read once, and only the question's terms of it are kept: enough for every
+    # score below, and a few bytes a quote however large the page.
+    wanted = question_terms(question)
+    heading_terms: dict[str, frozenset[str]] = {}
+    quote_terms: list[list[frozenset[str]]] = []
+    stats = TermStats()
+    for (_, _, candidates), page_contexts in zip(pages, contexts, strict=True):
+        quote_terms.append([])
+        for c, (context, _) in zip(candidates, page_contexts, strict=True):
+            if context not in heading_terms:
+                heading_terms[context] = text_terms(context) & wanted
+            terms = text_terms(c.quote) & wanted
+            quote_terms[-1].append(terms)
+            stats.add(terms | heading_terms[context])
+    questions = sub_questions(question)
+    out: list[list[Ranked]] = []
+    for (_, _, candidates), page_contexts, ranks, terms_of in zip(
+        pages, contexts, found, quote_terms, strict=True
+    ):
+        kept: list[tuple[float, int, Ranked]] = []  # a heap, worst first: (score, -index)
+        page_terms = frozenset().union(*terms_of)
+        for i, (c, (context, path)) in enumerate(zip(candidates, page_contexts, strict=True)):
+            beside = [
+                j
+                for j in (i - 1, i + 1)
+                if 0 <= j < len(candidates) and page_contexts[j][1] == path
+            ]
+            passage = PassageTerms(
+                terms_of[i],
+                heading_terms[context].union(*(terms_of[j] for j in beside)),
+                "\n".join([context, *(candidates[j].quote for j in beside), c.quote]),
+            )
+            parts = tuple(
+                passage_relevance(q, passage, stats=stats, page_terms=page_terms) for q in questions
+            )
+            rel = max(parts)
+            part = questions[parts.index(rel)]  # the sub-question it answers best
+            heading = relevance(question, path, stats=stats) if path else 0.0
+            found_at = ranks[i]
+            score = (
+                rel
+                + _FIT_WEIGHT * fits(question_type(part), c.quote)
+                + _PROXIMITY_WEIGHT * proximity(part, c.quote)
+                + _HEADING_WEIGHT * heading
+                + _PROSE_WEIGHT * bool(_PROSE.search(c.quote))
+                + (_RETRIEVED_WEIGHT / (_RETRIEVED_K + found_at) if found_at is not None else 0.0)
+            )
+            item = (score, -i, Ranked(c, context, parts, rel, round(score, 6), found_at))
+            if best is None or len(kept) < best:
+                heapq.heappush(kept, item)
+            elif item[:2] > kept[0][:2]:
+                heapq.heapreplace(kept, item)
+        kept.sort(key=lambda t: (-t[0], -t[1]))
+        out.append([r for _, _, r in kept])
+    return _by_meaning(questions, out)
+
+
+def _by_meaning(questions: Sequence[str], ranked: list[list[Ranked]]) -> list[list[Ranked]]:
+    """The pages' rankings after the best quotes over all of them gain their share for
+    closeness in meaning to the question, or to the closest of its parts for a question in
+    parts (unchanged without the encoder)."""
+    places = [(page, i) for page, rs in enumerate(ranked) for i in range(len(rs))]
+    # Stable: ties go to the earlier page, then the earlier place in its ranking.
+    top = sorted(places, key=lambda p: -ranked[p[0]][p[1]].score)[:_MEANING_TOP]
+    if not top:
+        return ranked  # nothing to compare: the encoder is not even loaded
+    close = encoder.similarities(questions, [ranked[page][i].candidate.quote for page, i in top])
+    if close is None:
+        return ranked
+    out = [list(rs) for rs in ranked]
+    for (page, i), similarity in zip(top, close, strict=True):
+        r = out[page][i]
+        out[page][i] = dataclasses.replace(
+            r, score=round(r.score + _MEANING_WEIGHT * similarity, 6), meaning=similarity
+        )
+    # Stable: document order (the order before) on ties.
+    return [sorted(rs, key=lambda r: -r.score) for rs in out]
+
+
+def _retrieved_ranks(
+    page: Page, candidates: Sequence[Candidate], retrieved: Mapping[str, int]
+) -> list[int | None]:
+    """For each candidate, the search rank of the retrieved passage it starts in, or None."""
+    if not retrieved:
+        return [None] * len(candidates)
+    spans = [(p.start, p.end, retrieved.get(passage_head(p.text))) for p in passages(page)]
+    starts = [s for s, _, _ in spans]
+    out: list[int | None] = []
+    for c in candidates:
+        i = bisect.bisect_right(starts, c.start) - 1
+        out.append(spans[i][2] if i >= 0 and c.start < spans[i][1] else None)
+    return out
+
+
+def _contexts(page: Page, title: str, candidates: Sequence[Candidate]) -> list[tuple[str, str]]:
+    """Each candidate's context (title and headings) and heading path alone."""
+    headings = HeadingIndex(page)
+    out = []
+    for c in candidates:
+        path = headings.at(c.start)
+        shown = (title, *path) if title not in path[:1] else path  # a title often is the h1
+        out.append((_SEPARATOR.join(h for h in shown if h), _SEPARATOR.join(path)))
+    return out

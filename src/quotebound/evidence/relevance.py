@@ -1,0 +1,403 @@
+"""Deterministic lexical relevance of a passage to a question.
+
+No LLM and no embeddings. A question is split into sub-questions, each reduced to content terms
+(English stopwords dropped, Snowball-stemmed words, identifiers such as ``shutil.copytree`` split
+into parts, numbers and command-line options such as ``-O`` kept whole). A passage scores the
+weighted share of a sub-question's terms it contains, best over sub-questions. Terms weigh by
+their inverse document frequency in the passages at hand (:class:`TermStats`), so a term that
+every candidate shares counts for little and a rare one for much; the question's identifiers,
+names, options and quoted phrases weigh most.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+
+import snowballstemmer
+
+__all__ = [
+    "CONTEXT_THRESHOLD",
+    "RELEVANCE_THRESHOLD",
+    "SUPPORT_THRESHOLD",
+    "PassageTerms",
+    "TermStats",
+    "content_terms",
+    "key_terms",
+    "passage_relevance",
+    "question_terms",
+    "relevance",
+    "sentence_spans",
+    "sub_questions",
+    "term_coverage",
+    "text_terms",
+]
+
+RELEVANCE_THRESHOLD = 0.5
+"""Verified evidence scoring at least this answers a question; at the support threshold it
+answers only inside one of the search's best passages (see
+:func:`quotebound.report.answering.answers`)."""
+
+SUPPORT_THRESHOLD = 0.4
+"""Once a question is answered, verified evidence scoring at least this may be composed beside
+the best: the passage a reader would pick often shares few words with a paraphrased question."""
+
+CONTEXT_THRESHOLD = 0.2
+"""Once a question is answered, verified evidence scoring at least this from a page that
+answers it may be composed too: the rest of the answering article, where a paraphrased
+question's answer often lies (ordered after better-scored quotes)."""
+
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`*])|\n\s*\n\s*")
+_TOKEN = re.compile(
+    r"(?<![\w-])--?[A-Za-z][\w-]*"  # a command-line option: -O, --help
+    r"|[A-Za-z0-9_]+(?:[.\-][A-Za-z0-9_]+)*"
+)
+_OPTION = re.compile(r"--?[A-Za-z]")
+_NUMERIC = re.compile(r"\d+(?:\.\d+)*")
+_PART = re.compile(r"[A-Za-z]+|\d+")
+_IDENTIFIER = re.compile(r"[._]|[a-z][A-Z]|[A-Za-z]\d|^-")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_QUOTED = re.compile(r"[\"“'‘`]([^\"”'’`]{2,80})[\"”'’`]")
+
+_HOW_WORD = re.compile(r"\bhow\s+(?:many|much|long|often|far|big|large|old|soon)\b", re.I)
+""""How many", "how often" ...: the asking, not the subject; the answer's shape stands for it."""
+
+_QUESTION_WORDS = ("what", "how", "why", "when", "where", "which", "who", "whom", "whose")
+_SPLIT = re.compile(
+    r"\s*(?:[;?]|\bas well as\b|\band also\b|\balso\b|\band\b"
+    r"|,\s*(?=(?:" + "|".join(_QUESTION_WORDS) + r")\b))\s*",
+    re.IGNORECASE,
+)
+
+_STOPWORD_LIST = """
+    a about above after again against all am an and any are aren as at be because been before
+    being below between both but by can cannot could couldn did didn do does doesn doing don down
+    during each either else etc ever every few for from further get gets got had hadn has hasn have
+    haven having he her here hers herself him himself his how i if in into is isn it its itself
+    just let like ll me might more most must mustn my myself need no nor not now of off on once
+    one only or other ought our ours ourselves out over own per please rather re same shall shan
+    she should shouldn so some such than that the their theirs them themselves then there these
+    they this those though through thus to too under until up upon us use used uses using ve very
+    via was wasn way we were weren what when where whether which while who whom whose why will
+    with within without won would wouldn yes yet you your yours yourself yourselves
+    also instead tell explain describe mean means meant s t d
+"""
+_STOPWORDS = frozenset(_STOPWORD_LIST.split())
+"""English function words: they say how a question is asked, not what it asks about."""
+
+_KEY_WEIGHT = 3.0
+_PREFIX_WEIGHT = 1.5
+_EXACT_WEIGHT = 2.0
+"""Numbers and options: matched whole, and rarely by accident."""
+_MISSING_KEY_FACTOR = 0.5
+_ASKED_SHARE = 0.2
+"""The share of the weight of a question's words other than names and identifiers (what it
+asks about them) a passage must hold, or its score is cut."""
+_MISSING_ASKED_FACTOR = 0.5
+_CONTEXT_SHARE = 0.6
+"""The share of its weight a term found only in a passage's headings or title counts for."""
+_PAGE_SHARE = 0.35
+"""The share of its weight a term found elsewhere on the passage's page counts for: the page
+says what the passage is about, less directly than its headings."""
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+class TermStats:
+    """Document frequencies of terms over a collection of passages, for IDF weights.
+
+    IDF is BM25's: ``ln(1 + (N - df + 0.5) / (df + 0.5))``. A term no passage contains
+    weighs as one that a single passage contains: as rare as anything seen, no rarer, so a
+    misspelt or differently inflected word does not drown the words that did match.
+    """
+
+    def __init__(self, texts: Iterable[str] = ()) -> None:
+        self._df: Counter[str] = Counter()
+        self.size = 0
+        for text in texts:
+            self.add(text_terms(text))
+
+    def add(self, terms: Iterable[str]) -> None:
+        """Count one more passage, with its distinct ``terms``."""
+        self.size += 1
+        self._df.update(terms)
+
+    def idf(self, term: str) -> float:
+        df = max(self._df[term], 1)
+        return math.log(1.0 + (self.size - df + 0.5) / (df + 0.5))
+
+
+def sub_questions(question: str) -> list[str]:
+    """Split a question into the parts it asks about; at least ``[question]``.
+
+    Splits on ``;``, ``?``, "and", "also", "as well as" and on a comma before a question word.
+    A piece with fewer than two content terms joins its neighbour, so "X and Y" inside one
+    part ("the difference between X and Y") stays whole.
+    """
+    pieces = [p.strip(" ,.") for p in _SPLIT.split(question) if p and p.strip(" ,.")]
+    parts: list[str] = []
+    for piece in pieces:
+        if parts and (len(content_terms(piece)) < 2 or len(content_terms(parts[-1])) < 2):
+            parts[-1] = f"{parts[-1]} {piece}"
+        else:
+            parts.append(piece)
+    if len(parts) > 1 and len(content_terms(parts[-1])) < 2:
+        tail = parts.pop()
+        parts[-1] = f"{parts[-1]} {tail}"
+    return parts if len(parts) > 1 else [question]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each sentence of ``text``, stripped, in order; decimals stay whole."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in [*_SENTENCE_BREAK.finditer(text), None]:
+        end = len(text) if match is None else match.start()
+        piece = text[start:end]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip())
+            spans.append((start + lead, start + len(piece.rstrip())))
+        if match is not None:
+            start = match.end()
+    return spans
+
+
+def content_terms(text: str) -> list[str]:
+    """Content terms of ``text`` in order, with repeats.
+
+    Stopwords and single letters are dropped, words are lower-cased and Snowball-stemmed,
+    numbers (``3.12``, ``30``) and options (``-O``, ``--help``) are kept whole, and identifiers
+    (``copy.deepcopy``, ``max_workers``, ``ThreadPoolExecutor``) are split into their parts.
+    """
+    return list(_terms(text) if len(text) <= _CACHED_CHARS else _terms.__wrapped__(text))
+
+
+_CACHED_CHARS = 300
+"""Texts up to this long (questions, their parts, sentences) are the ones asked about again
+and again; longer ones (a page's many passages) are computed each time, so the caches stay
+small in bytes."""
+
+
+@lru_cache(maxsize=4096)
+def _terms(text: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for token in _TOKEN.findall(text):
+        if _NUMERIC.fullmatch(token) or _OPTION.match(token):
+            out.append(token)
+            continue
+        for part in _identifier_parts(token):
+            word = part.lower()
+            if word.isdigit():
+                out.append(word)
+            elif len(word) > 1 and word not in _STOPWORDS:
+                out.append(_stem(word))
+    return tuple(out)
+
+
+def _identifier_parts(token: str) -> list[str]:
+    parts: list[str] = []
+    for piece in _PART.findall(token):
+        camel = _CAMEL.findall(piece)
+        parts.extend(camel if len(camel) > 1 and not piece.isupper() else [piece])
+    return parts
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return str(_STEMMER.stemWord(word))
+
+
+def text_terms(text: str) -> frozenset[str]:
+    """The terms :func:`relevance` matches in ``text`` (uncached: for long texts)."""
+    terms = _terms.__wrapped__(text)
+    return frozenset(terms) | {a + b for a, b in pairwise(terms)}
+
+
+@lru_cache(maxsize=1024)
+def _text_terms(text: str) -> frozenset[str]:
+    """The terms of ``text`` plus adjacent pairs joined, so "deep copy" matches "deepcopy"."""
+    terms = _terms.__wrapped__(text)
+    return frozenset(terms) | {a + b for a, b in pairwise(terms)}
+
+
+@lru_cache(maxsize=1024)
+def key_terms(part: str) -> dict[str, float]:
+    """Weights of what a (sub-)question names: ``Tokyo``, ``os.path.join``, ``-O``, "a phrase".
+
+    A name is a capitalized word that does not start a sentence (acronyms such as ``HTTP`` are
+    topic words, not names), or a particle such as "van" between two capitalized words; an
+    identifier has a dot, underscore, inner capital or digit, or is an option. Words in quotes
+    are keys too. Module prefixes (``os.path.``) weigh less than the name they qualify, since
+    pages about ``join`` often omit the module.
+    """
+    keys: dict[str, float] = {}
+    for match in _TOKEN.finditer(part):
+        token = match.group()
+        before = part[: match.start()].rstrip()
+        initial = not before or before[-1] in ".?!:;\"'("
+        is_name = (token[0].isupper() and not initial and not token.isupper()) or (
+            token in _NAME_PARTICLES and _inside_name(part, match.start(), match.end())
+        )
+        if not is_name and not _IDENTIFIER.search(token):
+            continue
+        prefix, _, last = token.rpartition(".") if not _OPTION.match(token) else ("", "", token)
+        for text, weight in ((prefix, _PREFIX_WEIGHT), (last, _KEY_WEIGHT)):
+            for term in _terms(text):
+                if not term.isdigit():
+                    keys[term] = max(weight, keys.get(term, 0.0))
+    for phrase in _QUOTED.findall(part):
+        for term in _terms(phrase):
+            keys[term] = _KEY_WEIGHT
+    return keys
+
+
+# fmt: off
+_NAME_PARTICLES = frozenset({
+    "van", "von", "der", "den", "de", "da", "di", "del", "della", "du", "la", "le", "bin", "ibn",
+    "al", "el", "dos", "das",
+})
+# fmt: on
+"""Lower-case words inside names ("Guido van Rossum", "Leonardo da Vinci")."""
+_CAPITALIZED_BEFORE = re.compile(r"[A-Z][\w'-]*\s+$")
+_CAPITALIZED_AFTER = re.compile(r"\s+[A-Z]")
+
+
+def _inside_name(part: str, start: int, end: int) -> bool:
+    """Whether the word at ``part[start:end]`` stands between two capitalized words."""
+    return bool(_CAPITALIZED_BEFORE.search(part[:start]) and _CAPITALIZED_AFTER.match(part, end))
+
+
+@lru_cache(maxsize=1024)
+def _identifiers(part: str) -> tuple[str, ...]:
+    """The names a (sub-)question spells as code: the last component of each identifier
+    (``set_max_threads`` of ``asyncio.set_max_threads()``) and each option (``-O``)."""
+    names: list[str] = []
+    for token in _TOKEN.findall(part):
+        if _OPTION.match(token):
+            names.append(token)
+        elif _IDENTIFIER.search(token):
+            last = token.rpartition(".")[2]
+            if "_" in last or re.search(r"[a-z][A-Z]", last) or ("." in token and last.istitle()):
+                names.append(last)
+    return tuple(names)
+
+
+def _base_weight(term: str, keys: dict[str, float]) -> float:
+    if term in keys:
+        return keys[term]
+    if term[0].isdigit() or term[0] == "-":
+        return _EXACT_WEIGHT
+    return 1.0
+
+
+def _coverage(
+    part: str,
+    text_terms: frozenset[str],
+    context_terms: frozenset[str],
+    stats: TermStats | None,
+    spelled: str,
+    page_terms: frozenset[str] = frozenset(),
+) -> float:
+    keys = key_terms(part)
+    weights = {
+        t: _base_weight(t, keys) * (stats.idf(t) if stats is not None else 1.0)
+        for t in _terms(_HOW_WORD.sub("how", part))
+    }
+    total = sum(weights.values())
+    if total == 0:
+        return 0.0
+    found = sum(w for t, w in weights.items() if t in text_terms)
+    found += _CONTEXT_SHARE * sum(
+        w for t, w in weights.items() if t in context_terms and t not in text_terms
+    )
+    found += _PAGE_SHARE * sum(
+        w
+        for t, w in weights.items()
+        if t in page_terms and t not in text_terms and t not in context_terms
+    )
+    score = found / total
+    if keys and not keys.keys() & (text_terms | context_terms):
+        score *= _MISSING_KEY_FACTOR
+    asked = {t: w for t, w in weights.items() if t not in keys}
+    if asked and sum(w for t, w in asked.items() if t in text_terms | context_terms) < (
+        _ASKED_SHARE * sum(asked.values())
+    ):
+        score *= _MISSING_ASKED_FACTOR  # the names are there, what is asked about them is not
+    if any(name not in spelled for name in _identifiers(part)):
+        score *= _MISSING_KEY_FACTOR  # a passage about a name it never spells is not about it
+    return score
+
+
+def term_coverage(text: str, support: str) -> float:
+    """The unweighted share of ``text``'s content terms that ``support`` contains (1.0 if none).
+
+    Used to judge whether a claim restates its quotes rather than adding to them.
+    """
+    terms = set(_terms(text))
+    if not terms:
+        return 1.0
+    return len(terms & _text_terms(support)) / len(terms)
+
+
+@dataclass(frozen=True)
+class PassageTerms:
+    """A passage's terms, ready to be scored against any number of questions."""
+
+    terms: frozenset[str]
+    """The terms of the passage itself (see :func:`text_terms`); those of the question are
+    enough (see :func:`question_terms`)."""
+    context_terms: frozenset[str]
+    """The terms of what it sits under: its title, headings and neighbours."""
+    spelled: str
+    """Its context and text as written, where identifiers are looked for."""
+
+
+def question_terms(question: str) -> frozenset[str]:
+    """Every term that the question or any of its parts weighs: a passage's other terms never
+    change its relevance, so a passage's terms may be cut down to these."""
+    out: set[str] = set()
+    for part in {question, *sub_questions(question)}:
+        out.update(_terms(part), _terms(_HOW_WORD.sub("how", part)), key_terms(part))
+    return frozenset(out)
+
+
+def relevance(
+    question: str,
+    text: str,
+    *,
+    context: str = "",
+    stats: TermStats | None = None,
+    page_terms: frozenset[str] = frozenset(),
+) -> float:
+    """How well ``text`` covers the question or one of its sub-questions, 0-1, deterministic.
+
+    ``context`` is what the passage sits under (its page title and headings): a reader sees it
+    with the passage, so its terms count, at a share of their weight (every passage of a page
+    shares its title). ``page_terms`` (see :func:`text_terms`) are the terms of the rest of the
+    page, which count at a smaller share. ``stats`` weighs terms by IDF.
+    """
+    passage = PassageTerms(
+        _text_terms(text), _text_terms(context) if context else frozenset(), f"{context}\n{text}"
+    )
+    return passage_relevance(question, passage, stats=stats, page_terms=page_terms)
+
+
+def passage_relevance(
+    question: str,
+    passage: PassageTerms,
+    *,
+    stats: TermStats | None = None,
+    page_terms: frozenset[str] = frozenset(),
+) -> float:
+    """:func:`relevance` of a passage whose terms are already computed."""
+    return round(
+        max(
+            _coverage(p, passage.terms, passage.context_terms, stats, passage.spelled, page_terms)
+            for p in sub_questions(question)
+        ),
+        6,
+    )

@@ -1,0 +1,65 @@
+"""compose: an answer from relevant verified evidence — LLM selector, or extractive.
+
+The model gets what is left of the run's time budget; once that is spent, or when the model
+fails, the extractive composer answers from the same evidence.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from quotebound.context import Context
+from quotebound.graph.assessment import relevant_evidence
+from quotebound.graph.deps import Deps
+from quotebound.graph.events import emit
+from quotebound.graph.state import ResearchState, merged
+from quotebound.records import Composition
+from quotebound.report.audit import next_record
+from quotebound.report.extractive import compose_extractive
+from quotebound.report.selector import ComposeError, compose_llm
+
+__all__ = ["compose"]
+
+
+async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Compose with the model unless it is off, has failed review too often, or errs."""
+    settings = Context(**state["settings"])
+    model = deps.toolkit(settings).chat_model
+    evidence = relevant_evidence(state)
+    max_findings = int(settings.max_citations or 6)
+    warnings: list[str] = []
+    feedback = list((state.get("review") or {}).get("feedback") or [])
+    composition: Composition
+    if model is not None and not state.get("force_extractive"):
+        try:
+            composition = await compose_llm(
+                state["question"],
+                evidence,
+                model=model,
+                max_findings=max_findings,
+                feedback=feedback,
+                timeout_s=float(state.get("deadline") or 0) - time.time(),
+            )
+        except ComposeError as exc:
+            warnings.append(f"LLM composer failed ({exc}); composed extractively")
+            composition = compose_extractive(state["question"], evidence, max_findings=max_findings)
+    else:
+        composition = compose_extractive(state["question"], evidence, max_findings=max_findings)
+    records = next_record(
+        state,
+        "compose",
+        request={"mode": composition["mode"], "evidence": len(evidence), "feedback": feedback},
+        response_summary={"findings": len(composition["findings"])},
+        tier=min((f["trust_tier"] for f in composition["findings"]), default=None),
+    )
+    update = {"composition": composition, "warnings": warnings, "records": records}
+    emit(
+        runtime,
+        merged(state, update),
+        "compose",
+        f"{len(composition['findings'])} findings ({composition['mode']})",
+    )
+    return update

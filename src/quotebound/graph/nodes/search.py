@@ -1,0 +1,85 @@
+"""search: ask the provider ladder this round's queries; keep new candidates (tier 0)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from quotebound.acquisition.providers import (
+    ProviderLadder,
+    SearchCandidate,
+    dedupe,
+    raw_content_page,
+)
+from quotebound.context import Context
+from quotebound.graph.deps import Deps
+from quotebound.graph.events import emit
+from quotebound.graph.gates import search_gate
+from quotebound.graph.state import ResearchState, merged, new_warnings
+from quotebound.report.audit import next_record
+from quotebound.storage.rawstore import put_raw_page
+
+__all__ = ["search"]
+
+
+async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Run every query through the ladder; store provider raw content as pages of this thread."""
+    settings = Context(**state["settings"])
+    toolkit = deps.toolkit(settings)
+    ladder = ProviderLadder(toolkit.providers)
+    queries = state.get("queries") or []
+    answers = await asyncio.gather(
+        *(ladder.search(q, max_results=int(settings.search_results or 8)) for q in queries)
+    )
+    found: list[SearchCandidate] = [c for cands, _ in answers for c in cands]
+    runs = [r.to_dict() for _, runs in answers for r in runs]
+    known = {c["canonical_url"] for c in state.get("candidates") or []}
+    fresh = [c for c in dedupe(found) if c.canonical_url not in known]
+    stored = 0
+    if runtime.store is not None and state.get("thread_id"):
+        for c in fresh:
+            page = raw_content_page(c)
+            if page is not None:
+                await put_raw_page(runtime.store, str(state["thread_id"]), page)
+                stored += 1
+    round_no = state.get("round", 1)
+    # A lead found again this round counts as this round's, at its new rank.
+    again = {c.canonical_url: c for c in dedupe(found) if c.canonical_url in known}
+    candidates = [
+        *(
+            {**c, "round": round_no, "rank": again[url].rank, "query": again[url].query}
+            if (url := c["canonical_url"]) in again
+            else c
+            for c in state.get("candidates") or []
+        ),
+        *({**c.to_dict(), "round": round_no} for c in fresh),
+    ]
+    taken = {s["source_id"] for s in [*(state.get("fetched") or []), *(state.get("failed") or [])]}
+    gate = search_gate(
+        [c for c in candidates if c["source_id"] not in taken],
+        check_url=toolkit.fetch_policy.guard().problem,
+    )
+    records = next_record(
+        state,
+        "search",
+        request={"round": state.get("round", 1), "queries": queries},
+        response_summary={
+            "new_candidates": len(fresh),
+            "provider_runs": [(r["provider"], r["result_count"], r["reason"]) for r in runs],
+            "raw_content_stored": stored,
+        },
+        tier=0,
+        gate=gate.to_dict(),
+    )
+    update = {
+        "warnings": new_warnings(state, (f"search: {g}" for g in gate.warnings)),
+        "gates": [{**gate.to_dict(), "round": state.get("round", 1)}],
+        "candidates": candidates,
+        "new_candidates": len(fresh),
+        "provider_runs": runs,
+        "records": records,
+    }
+    emit(runtime, merged(state, update), "search", f"{len(fresh)} new candidates")
+    return update

@@ -1,0 +1,119 @@
+"""The ``quotebound`` command's grammar: its subcommands, their options and their checks.
+
+A usage error is one line on stderr and exit 2 (:mod:`quotebound.interface.exitcodes`). Only
+light modules are imported here, so that ``--help`` answers at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import NoReturn, get_args
+
+from quotebound.interface.exitcodes import EXIT_USAGE
+
+__all__ = ["build_parser"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr (no usage block), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _positive_int(raw: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {raw!r}") from None
+    if not 1 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"must be an integer from 1 to 1000000, got {raw!r}")
+    return value
+
+
+def _count(raw: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {raw!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {raw!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line grammar of every subcommand."""
+    from quotebound.context import PROFILES, ProviderName
+    from quotebound.storage.stores import default_store_uri
+
+    common = _Parser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    common.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    store = _Parser(add_help=False)
+    store.add_argument(
+        "--store",
+        metavar="URI",
+        default=None,
+        help=f"'memory', 'sqlite:PATH' or 'postgresql://...' (default: {default_store_uri()})",
+    )
+    fmt = _Parser(add_help=False)
+    fmt.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    fmt.add_argument("--out", metavar="PATH", type=Path, help="write the output here")
+
+    parser = _Parser(
+        prog="quotebound",
+        description="Research a question and answer only with verified verbatim quotes.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    research = sub.add_parser(
+        "research", parents=[common, store, fmt], help="answer a question with verified quotes"
+    )
+    research.add_argument("question", nargs="?", help="the question to research")
+    research.add_argument(
+        "--resume",
+        metavar="THREAD_ID",
+        help="continue that thread's interrupted run from its last checkpoint (no question)",
+    )
+    research.add_argument("--corpus", metavar="DIR", help="search this local corpus directory")
+    research.add_argument("--base-url", metavar="URL", help="public URL the corpus is cited under")
+    research.add_argument("--provider", choices=get_args(ProviderName))
+    research.add_argument("--profile", choices=sorted(PROFILES))
+    research.add_argument(
+        "--max-sources", type=_positive_int, metavar="N", help="most sources read (beats profile)"
+    )
+    research.add_argument("--thread-id", metavar="ID", help="letters, digits, '-', '_'")
+
+    index = sub.add_parser("index", parents=[common], help="build or refresh a corpus index")
+    index.add_argument("directory", metavar="DIR")
+    index.add_argument("--base-url", metavar="URL", help="public URL the corpus is cited under")
+
+    verify = sub.add_parser("verify", parents=[common], help="verify one quote against one page")
+    verify.add_argument("--quote", required=True, metavar="TEXT")
+    source = verify.add_mutually_exclusive_group(required=True)
+    source.add_argument("--file", type=Path, metavar="PATH")
+    source.add_argument("--url")
+    verify.add_argument("--format", choices=["text", "json"], default="text")
+
+    show = sub.add_parser(
+        "show", parents=[common, store, fmt], help="print a past run's report and audit"
+    )
+    show.add_argument("thread_id", metavar="THREAD_ID")
+
+    sources = sub.add_parser("sources", parents=[common, store], help="list a run's stored pages")
+    sources.add_argument("thread_id", metavar="THREAD_ID")
+
+    prune = sub.add_parser(
+        "prune", parents=[common, store], help="remove old runs: pages, evidence and checkpoints"
+    )
+    prune.add_argument(
+        "--older-than",
+        metavar="DURATION",
+        help="remove runs last written before this: 30d, 12h, 90m",
+    )
+    prune.add_argument(
+        "--keep-last", type=_count, metavar="N", help="always keep the N most recent runs"
+    )
+    prune.add_argument("--dry-run", action="store_true", help="list what would go, delete nothing")
+    return parser

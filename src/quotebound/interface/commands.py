@@ -1,0 +1,344 @@
+"""What each subcommand of ``quotebound`` does: research, index, verify, show, sources, prune.
+
+Each command imports what it needs when it runs (the graph only for research and show), so
+that importing this module for ``--help`` costs nothing. A command returns its exit code
+(:mod:`quotebound.interface.exitcodes`) and raises :class:`~quotebound.errors.ConfigError` for
+a reason the user can fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import uuid
+from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from quotebound.errors import ConfigError
+from quotebound.interface.exitcodes import EXIT_ERROR, EXIT_OK, run_exit
+
+if TYPE_CHECKING:
+    from quotebound.acquisition.corpus import LocalCorpus
+    from quotebound.acquisition.corpusindex import IndexStats
+    from quotebound.context import Context
+    from quotebound.evidence.verification import Verification
+    from quotebound.interface.progress import Progress
+    from quotebound.storage.rawstore import RawPage
+    from quotebound.storage.retention import ThreadInfo
+
+__all__ = ["HANDLERS"]
+
+
+def _progress(args: argparse.Namespace) -> Progress:
+    from quotebound.interface.progress import Progress
+
+    return Progress(sys.stderr, enabled=not args.quiet)
+
+
+# --- research ---------------------------------------------------------------------------------
+
+
+async def _research(args: argparse.Namespace) -> int:
+    from quotebound.context import make_context
+    from quotebound.evidence.encoder import enabled as meaning_enabled
+    from quotebound.graph.deps import Deps
+    from quotebound.graph.state import validate_question
+    from quotebound.interface.runner import run_research
+    from quotebound.storage.bytecache import shared as shared_cache
+    from quotebound.storage.rawstore import validate_thread_id
+    from quotebound.storage.stores import open_store
+
+    if args.resume is not None:
+        return await _resume(args)
+    if args.question is None:
+        raise ConfigError("research needs a question (or --resume THREAD_ID)")
+    question = validate_question(args.question)
+    thread_id = validate_thread_id(args.thread_id) if args.thread_id else uuid.uuid4().hex
+    explicit: dict[str, Any] = {
+        "provider": args.provider,
+        "max_sources": args.max_sources,
+    }
+    if args.corpus:
+        explicit["corpus_dir"] = str(Path(args.corpus).expanduser().resolve())
+    if args.base_url:
+        explicit["corpus_base_url"] = args.base_url
+    context = make_context(args.profile, **explicit)
+    # A malformed QUOTEBOUND_CACHE_MB or QUOTEBOUND_MEANING fails here, before anything runs.
+    shared_cache()
+    meaning_enabled()
+    deps = Deps()
+    with _progress(args) as progress:
+        async with open_store(args.store) as handle:
+            _prepare_corpus(context.resolved(), deps.corpus_roots, progress)
+            deps.toolkit(context.resolved())  # a provider or model that cannot run fails now
+            progress.note(f"thread {thread_id} in {handle.uri}")
+            result = await run_research(
+                question,
+                store=handle.store,
+                checkpointer=handle.checkpointer,
+                thread_id=thread_id,
+                context=context,
+                on_event=progress.event,
+                deps=deps,
+            )
+        progress.note(f"status {result.get('status')}; see it again: quotebound show {thread_id}")
+    _emit_run(args, result)
+    return run_exit(result.get("status"))
+
+
+def _prepare_corpus(context: Context, roots: Sequence[Path] | None, progress: Progress) -> None:
+    """Index, with progress lines, the corpus the run will search (the one
+    :func:`quotebound.graph.deps.local_corpus` chooses), building the embedded one if need be."""
+    from quotebound.acquisition.embedded import embedded_corpus
+    from quotebound.graph.deps import local_corpus
+
+    def embedded() -> LocalCorpus:
+        progress.note("preparing the embedded corpus (built once into the user cache) ...")
+        return embedded_corpus()
+
+    corpus = local_corpus(context, roots, embedded=embedded)
+    if corpus is not None:
+        _refresh(corpus, progress)
+
+
+def _refresh(corpus: LocalCorpus, progress: Progress) -> None:
+    progress.note(f"indexing {corpus.name} {corpus.root} ...")
+    stats = corpus.refresh()
+    progress.note(f"{corpus.name} indexed: {_stats_line(stats)}")
+
+
+def _stats_line(stats: IndexStats) -> str:
+    return (
+        f"added {stats.added}, updated {stats.updated}, removed {stats.removed}, "
+        f"unchanged {stats.unchanged}, skipped {stats.skipped}"
+    )
+
+
+def _emit_run(args: argparse.Namespace, result: dict[str, Any]) -> None:
+    """Write a run's output as JSON or Markdown, to ``--out`` or stdout."""
+    if args.format == "json":
+        _write(args, json.dumps(result, ensure_ascii=False, indent=2) + "\n", markdown=False)
+    else:
+        _write(args, _run_markdown(args, result), markdown=True)
+
+
+def _run_markdown(args: argparse.Namespace, result: dict[str, Any]) -> str:
+    text = str(result.get("report_markdown") or "").rstrip() + "\n"
+    if args.command == "show":
+        audit = json.dumps(result.get("audit", {}), ensure_ascii=False, indent=2)
+        text += f"\n## Audit\n\n```json\n{audit}\n```\n"
+    return text
+
+
+def _write(args: argparse.Namespace, text: str, *, markdown: bool) -> None:
+    if args.out is not None:
+        try:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot write {args.out}: {exc.strerror}") from exc
+        return
+    if markdown and sys.stdout.isatty():
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(text))
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+# --- index ------------------------------------------------------------------------------------
+
+
+async def _index(args: argparse.Namespace) -> int:
+    from quotebound.acquisition.corpus import LocalCorpus
+    from quotebound.context import Context
+
+    with _progress(args) as progress:
+        root = Path(args.directory).expanduser().resolve()
+        cap = Context().resolved().page_bytes()  # QUOTEBOUND_MAX_PAGE_MB, as research reads it
+        _refresh(LocalCorpus(root, base_url=args.base_url, max_bytes=cap), progress)
+    return EXIT_OK
+
+
+async def _resume(args: argparse.Namespace) -> int:
+    from quotebound.evidence.encoder import enabled as meaning_enabled
+    from quotebound.graph.deps import Deps
+    from quotebound.interface.runner import resume_research
+    from quotebound.storage.bytecache import shared as shared_cache
+    from quotebound.storage.rawstore import validate_thread_id
+    from quotebound.storage.stores import open_store
+
+    given = [
+        name
+        for name, value in (
+            ("a question", args.question),
+            ("--thread-id", args.thread_id),
+            ("--corpus", args.corpus),
+            ("--base-url", args.base_url),
+            ("--provider", args.provider),
+            ("--profile", args.profile),
+            ("--max-sources", args.max_sources),
+        )
+        if value is not None
+    ]
+    if given:
+        raise ConfigError(
+            f"--resume continues a run with its own question and settings; drop {given[0]}"
+        )
+    thread_id = validate_thread_id(args.resume)
+    shared_cache()
+    meaning_enabled()
+    with _progress(args) as progress:
+        async with open_store(args.store) as handle:
+            result = await resume_research(
+                thread_id,
+                store=handle.store,
+                checkpointer=handle.checkpointer,
+                on_event=progress.event,
+                deps=Deps(),
+            )
+        progress.note(f"status {result.get('status')}; see it again: quotebound show {thread_id}")
+    _emit_run(args, result)
+    return run_exit(result.get("status"))
+
+
+# --- verify -----------------------------------------------------------------------------------
+
+
+async def _verify(args: argparse.Namespace) -> int:
+    from quotebound.evidence.verification import verify_quote
+    from quotebound.storage.rawstore import parsed_page
+
+    page = await _file_page(args.file) if args.file is not None else await _url_page(args.url)
+    result = verify_quote(args.quote, parsed_page(page).text)
+    if args.format == "json":
+        print(json.dumps({"source": page.url, **result.to_dict()}, ensure_ascii=False, indent=2))
+    else:
+        print(_verification_text(page.url, result))
+    return EXIT_OK if result.status == "PASS" else EXIT_ERROR
+
+
+async def _file_page(path: Path) -> RawPage:
+    """A local file read through the corpus transport, as a one-document corpus."""
+    from quotebound.acquisition.corpus import LocalCorpus
+    from quotebound.context import Context
+
+    if not path.is_file():
+        raise ConfigError(f"cannot read {str(path)!r}: not an existing file")
+    resolved = path.resolve()
+    cap = Context().resolved().page_bytes()
+    return await LocalCorpus(resolved.parent, max_bytes=cap).read(resolved.name)
+
+
+async def _url_page(url: str) -> RawPage:
+    from quotebound.acquisition.fetcher import Fetcher
+
+    async with Fetcher() as fetcher:
+        return await fetcher.fetch(url)
+
+
+def _verification_text(source: str, v: Verification) -> str:
+    span = f"{v.start}-{v.end}" if v.status == "PASS" else "-"
+    return "\n".join(
+        [
+            f"status:  {v.status}",
+            f"method:  {v.method or '-'}",
+            f"score:   {v.score:.3f}",
+            f"span:    {span}",
+            f"matched: {json.dumps(v.matched_text, ensure_ascii=False)}",
+            f"reason:  {v.reason or '-'}",
+            f"source:  {source}",
+        ]
+    )
+
+
+# --- show and sources -------------------------------------------------------------------------
+
+
+async def _show(args: argparse.Namespace) -> int:
+    from quotebound.interface.runner import load_run
+    from quotebound.storage.rawstore import validate_thread_id
+    from quotebound.storage.stores import open_store
+
+    thread_id = validate_thread_id(args.thread_id)
+    async with open_store(args.store) as handle:
+        result = await load_run(thread_id, checkpointer=handle.checkpointer)
+        if result is None:
+            raise ConfigError(
+                f"no such thread {thread_id!r} in {handle.uri} (never run there, or pruned)"
+            )
+    _emit_run(args, result)
+    return EXIT_OK
+
+
+async def _sources(args: argparse.Namespace) -> int:
+    from quotebound.storage.rawstore import list_raw_pages, validate_thread_id
+    from quotebound.storage.stores import open_store
+
+    thread_id = validate_thread_id(args.thread_id)
+    async with open_store(args.store) as handle:
+        pages = await list_raw_pages(handle.store, thread_id)
+        if not pages:
+            raise ConfigError(f"no pages stored for thread id {thread_id!r} in {handle.uri}")
+    _print_sources(pages)
+    return EXIT_OK
+
+
+def _print_sources(pages: Sequence[RawPage]) -> None:
+    header = ("source id", "tier", "status", "fetched at", "url", "title")
+    rows = [(p.source_id, p.tier.name, str(p.status), p.fetched_at, p.url, p.title) for p in pages]
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.table import Table
+        from rich.text import Text
+
+        table = Table(*header)
+        for row in rows:
+            table.add_row(*(Text(cell) for cell in row))
+        Console().print(table)
+    else:
+        for row in (header, *rows):
+            print("\t".join(row))
+
+
+# --- prune ------------------------------------------------------------------------------------
+
+
+async def _prune(args: argparse.Namespace) -> int:
+    from quotebound.storage.retention import parse_duration, prune_threads, require_criteria
+    from quotebound.storage.stores import open_store
+
+    older_than = parse_duration(args.older_than) if args.older_than is not None else None
+    require_criteria(older_than, args.keep_last)
+    verb = "would prune" if args.dry_run else "pruned"
+
+    def line(thread: ThreadInfo) -> None:
+        written = thread.last_write.isoformat(timespec="seconds").replace("+00:00", "Z")
+        print(f"{verb} {thread.thread_id}\tlast write {written}\t{thread.items} pages", flush=True)
+
+    async with open_store(args.store) as handle:
+        report = await prune_threads(
+            handle.store,
+            handle.checkpointer,
+            older_than=older_than,
+            keep_last=args.keep_last,
+            dry_run=args.dry_run,
+            on_thread=line,
+        )
+    print(report.summary())
+    return EXIT_OK
+
+
+HANDLERS: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = {
+    "research": _research,
+    "index": _index,
+    "verify": _verify,
+    "show": _show,
+    "sources": _sources,
+    "prune": _prune,
+}
+"""Each subcommand's implementation, by the name the parser gives it (``args.command``)."""

@@ -1,0 +1,70 @@
+"""The answering rule: which verified quotes answer a question, and which may be composed.
+
+A quote answers on two signals that agree (:func:`answers`); once one does, the quotes that
+support it may be composed beside it (:func:`composable_evidence`). Both composers
+(:mod:`~quotebound.report.extractive`, :mod:`~quotebound.report.selector`) and the loop's
+assessment use this one rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from quotebound.evidence.relevance import (
+    CONTEXT_THRESHOLD,
+    RELEVANCE_THRESHOLD,
+    SUPPORT_THRESHOLD,
+)
+from quotebound.records import EvidenceItem
+
+__all__ = ["CLOSE_MEANING", "FAR_MEANING", "RELATED_MEANING", "answers", "composable_evidence"]
+
+_RETRIEVED_TOP = 3
+"""How many of the search's best passages count as "best" for that."""
+CLOSE_MEANING = 0.6
+"""A quote at least this close in meaning to the question (cosine similarity) answers it
+when its relevance reaches ``_CLOSE_RELEVANCE`` too."""
+_CLOSE_RELEVANCE = 0.3
+FAR_MEANING = 0.2
+"""A quote less close in meaning than this never answers."""
+RELATED_MEANING = 0.5
+"""Once a question is answered, a quote at least this close in meaning may be composed."""
+
+
+def answers(item: EvidenceItem, part: int | None = None) -> bool:
+    """Whether a quote answers the question (or its ``part``-th sub-question), on two signals
+    that agree: relevant enough on its own words; or relevant enough to support an answer and
+    inside one of the passages the search ranked best across the whole corpus; or sharing a
+    fair part of the question's (or part's) terms and close in meaning to the question (its
+    closest part; :mod:`~quotebound.evidence.encoder`). A quote whose meaning was compared and
+    found far from the question's never answers, whatever words it shares: a page that names the
+    question's terms about something else."""
+    score = item["relevance"] if part is None else item["parts"][part]
+    meaning = item.get("meaning")
+    if meaning is not None and meaning < FAR_MEANING:
+        return False
+    found = item.get("retrieved")
+    return (
+        score >= RELEVANCE_THRESHOLD
+        or (score >= SUPPORT_THRESHOLD and found is not None and found < _RETRIEVED_TOP)
+        or (meaning is not None and meaning >= CLOSE_MEANING and score >= _CLOSE_RELEVANCE)
+    )
+
+
+def composable_evidence(evidence: Sequence[EvidenceItem]) -> list[EvidenceItem]:
+    """Verified (PASS) evidence that may be composed, best first, one per id: none unless some
+    answers the question (:func:`answers`); then all that reach the support threshold, those
+    of an answering page that reach the context threshold, and those whose meaning is related
+    to the question's (a paraphrase of it shares few of its words)."""
+    passed = [e for e in evidence if e["verification"]["status"] == "PASS"]
+    answering = {e["source_id"] for e in passed if answers(e)}
+    if not answering:
+        return []
+    seen: dict[str, EvidenceItem] = {}
+    for item in passed:
+        bar = CONTEXT_THRESHOLD if item["source_id"] in answering else SUPPORT_THRESHOLD
+        meaning = item.get("meaning")
+        related = meaning is not None and meaning >= RELATED_MEANING
+        if (item["relevance"] >= bar or related) and item["evidence_id"] not in seen:
+            seen[item["evidence_id"]] = item
+    return sorted(seen.values(), key=lambda e: (-e["score"], e["evidence_id"]))

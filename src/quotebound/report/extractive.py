@@ -1,0 +1,184 @@
+"""The extractive composer: findings from the most relevant verified quotes, diverse across
+sources, each claim a sentence of its own quote, so it never writes a word the sources did not.
+No LLM. :func:`finding_for` makes the finding both composers cite a quote with.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from quotebound.evidence.conflicts import numeric_conflicts
+from quotebound.evidence.questions import fits, question_type
+from quotebound.evidence.relevance import (
+    RELEVANCE_THRESHOLD,
+    content_terms,
+    relevance,
+    sentence_spans,
+    sub_questions,
+)
+from quotebound.records import Composition, EvidenceItem, Finding, FindingVerification
+from quotebound.report.answering import answers, composable_evidence
+
+__all__ = ["compose_extractive", "finding_for"]
+
+_MAX_ANSWER_SENTENCES = 3
+_SAME_SOURCE_PENALTY = 0.25
+_SIMILARITY_PENALTY = 0.5
+_NEAR_DUPLICATE = 0.8
+_URL = re.compile(r"\w+://\S+")
+_FIT_WEIGHT = 0.3
+_MIN_CLAIM_WORDS = 4
+_CLAIM_NOISE = (
+    (re.compile(r"[¶§]"), ""),  # Sphinx and Javadoc anchor marks
+    (re.compile(r"^\s*(?:[*•·‣▪–-]\s+)+"), ""),  # list bullets, "* - " table rows included
+    (re.compile(r"\\(?=[^\w\s])"), ""),  # backslash escapes: "-\>"
+    (re.compile(r":[\w:.-]+:`~?([^`<]*?)\s*(?:<[^`]*>)?`"), r"\1"),  # reST roles
+    (re.compile(r"``([^`]+)``"), r"\1"),  # reST literals
+    (re.compile(r"^\s*\.\.\s+[\w-]+::\s*"), ""),  # reST directives
+)
+
+
+def compose_extractive(
+    question: str, evidence: Sequence[EvidenceItem], *, max_findings: int = 8
+) -> Composition:
+    """Findings from the most relevant verified quotes, diverse across sources; no LLM."""
+    usable = composable_evidence(evidence)
+    chosen = _diverse(usable, max_findings)
+    findings = [finding_for(_claim(question, item), item["quote"], item) for item in chosen]
+    return Composition(
+        answer=_extractive_answer(question, findings),
+        findings=findings,
+        conflicts=numeric_conflicts(question, usable),
+        mode="extractive",
+    )
+
+
+def _similarity(a: str, b: str) -> float:
+    ta, tb = set(content_terms(a)), set(content_terms(b))
+    return len(ta & tb) / len(ta | tb) if ta and tb else 0.0
+
+
+def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
+    """Greedy maximal-marginal-relevance selection: relevance minus repetition of a source
+    or of an already chosen quote; near-duplicates are skipped. Ties go to the smaller id."""
+    chosen: list[EvidenceItem] = []
+    per_source: Counter[str] = Counter()
+    remaining = list(items)
+    for best in _part_leaders(items)[:limit]:
+        # A question in parts: the best quote for each part first, so no part is crowded out.
+        remaining.remove(best)
+        chosen.append(best)
+        per_source[best["source_id"]] += 1
+    while remaining and len(chosen) < limit:
+
+        def score(item: EvidenceItem) -> tuple[float, str]:
+            overlap = max((_similarity(item["quote"], c["quote"]) for c in chosen), default=0.0)
+            value = (
+                item["score"]
+                - _SAME_SOURCE_PENALTY * per_source[item["source_id"]]
+                - _SIMILARITY_PENALTY * overlap
+            )
+            return (-round(value, 9), item["evidence_id"])
+
+        best = min(remaining, key=score)
+        remaining.remove(best)
+        chosen.append(best)
+        per_source[best["source_id"]] += 1
+        remaining = [
+            e for e in remaining if _similarity(e["quote"], best["quote"]) < _NEAR_DUPLICATE
+        ]
+    return chosen
+
+
+def _part_leaders(items: list[EvidenceItem]) -> list[EvidenceItem]:
+    """For a question in several parts, the best quote for each part that answers it (by its
+    relevance to that part, then score), distinct, in part order; none for a one-part one."""
+    leaders: list[EvidenceItem] = []
+    parts = max((len(e["parts"]) for e in items), default=0)
+    for part in range(parts if parts > 1 else 0):
+        answering = [e for e in items if len(e["parts"]) > part and e not in leaders]
+        best = min(
+            answering,
+            key=lambda e: (-e["parts"][part], -e["score"], e["evidence_id"]),
+            default=None,
+        )
+        if best is not None and answers(best, part):
+            leaders.append(best)
+    return leaders
+
+
+def _claim(question: str, item: EvidenceItem) -> str:
+    """The quote's sentence that best answers the question (the first on ties), cleaned of
+    markup and anchor marks so that it reads as a sentence.
+
+    Relevant sentences without a URL come first: a claim never cites a page the thread did
+    not fetch, so review would reject one that carries a link. Then sentences of the shape the
+    question expects (a number for "how many" ...), then full sentences over fragments.
+    """
+    quote = item["quote"]
+    kind = question_type(question)
+    spans = sentence_spans(quote) or [(0, len(quote))]
+
+    def rank(span: tuple[int, int]) -> tuple[bool, bool, float, int]:
+        sentence = _clean(quote[span[0] : span[1]])
+        score = relevance(question, sentence, context=item["context"])
+        linkless = _URL.search(sentence) is None
+        return (
+            linkless and score >= RELEVANCE_THRESHOLD,
+            len(sentence.split()) >= _MIN_CLAIM_WORDS,
+            score + _FIT_WEIGHT * fits(kind, sentence),
+            -span[0],
+        )
+
+    start, end = max(spans, key=rank)
+    return _clean(quote[start:end])
+
+
+def _clean(text: str) -> str:
+    for pattern, replacement in _CLAIM_NOISE:
+        text = pattern.sub(replacement, text)
+    return " ".join(text.split())
+
+
+def _extractive_answer(question: str, findings: list[Finding]) -> str:
+    """The top claim, plus the best claim for each further sub-question (at most three)."""
+    if not findings:
+        return ""
+    claims = [findings[0]["claim"]]
+    for part in sub_questions(question):
+        scored = [(relevance(part, f["quote"]), -i, f["claim"]) for i, f in enumerate(findings)]
+        score, _, claim = max(scored)
+        if score >= RELEVANCE_THRESHOLD and claim not in claims:
+            claims.append(claim)
+    return " ".join(claims[:_MAX_ANSWER_SENTENCES])
+
+
+def finding_for(
+    claim: str,
+    quote: str,
+    item: EvidenceItem,
+    cited: Sequence[str] | None = None,
+    within: tuple[int, int] | None = None,
+) -> Finding:
+    """A finding citing ``item``; ``within`` is the quote's span inside the item's quote, so
+    the finding's offsets point at exactly its own words in the stored page."""
+    verification = item["verification"]
+    start, end = verification["start"], verification["end"]
+    if within is not None and start >= 0:
+        start, end = start + within[0], start + within[1]
+    return Finding(
+        claim=claim,
+        quote=quote,
+        evidence_ids=list(cited) if cited is not None else [item["evidence_id"]],
+        url=item["url"],
+        title=item["title"],
+        trust_tier=item["trust_tier"],
+        verification=FindingVerification(
+            status=verification["status"],
+            method=verification["method"],
+            start=start,
+            end=end,
+        ),
+    )

@@ -1,0 +1,164 @@
+"""The Markdown report and its confidence level (docs/architecture.md §5, §6).
+
+The report is a pure function of its inputs, so the same run gives byte-identical Markdown.
+Page-derived text (titles, quotes) is escaped minimally so it cannot add links or break layout.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Literal
+
+from quotebound.records import ConflictGroup, Finding, SourceInfo, Status
+from quotebound.tiers import TrustTier
+from quotebound.urls import canonical_url
+
+__all__ = ["grounding_confidence", "render_report", "report_tier"]
+
+Confidence = Literal["high", "medium", "low", "insufficient"]
+
+_NEWLINES = re.compile(r"\s*[\r\n]+\s*")
+_INERT = re.compile(r"[\\\[\]<>]")
+_DEFAULT_MISSING = "a passage in the sources read that answers the question"
+_DEFAULT_DISABLED = (
+    "no Store or thread id was available, so no page could be stored and no quote checked"
+)
+
+
+def grounding_confidence(n_findings: int) -> Confidence:
+    """high for 5+ verified findings, medium for 2-4, low for 1, insufficient for none."""
+    if n_findings >= 5:
+        return "high"
+    if n_findings >= 2:
+        return "medium"
+    return "low" if n_findings == 1 else "insufficient"
+
+
+def report_tier(findings: Sequence[Finding]) -> int | None:
+    """The lowest trust tier among the cited sources; None when nothing is cited."""
+    return min((f["trust_tier"] for f in findings), default=None)
+
+
+def render_report(
+    question: str,
+    *,
+    status: str,
+    answer: str,
+    findings: Sequence[Finding],
+    conflicts: Sequence[ConflictGroup],
+    sources: Sequence[SourceInfo],
+    missing: str | None = None,
+    warnings: Sequence[str] = (),
+) -> str:
+    """The report: question, direct answer, findings, conflicts, sources and confidence.
+
+    ``status`` is a :class:`~quotebound.records.Status` value. Only an answered run shows an
+    answer; the others say what is missing, or that nothing is verified and why.
+    """
+    verified = status == Status.ANSWERED
+    shown = list(findings) if verified else []
+    lines = [f"# {_inline(question)}", "", "## Direct answer", ""]
+    if status == Status.VERIFIED_DISABLED:
+        lines.append(
+            f"Nothing in this report is verified: {_inline(missing or _DEFAULT_DISABLED)}."
+        )
+    elif not verified or not shown or not answer.strip():
+        lines.append(
+            "Insufficient evidence: no verified quote answers this question. "
+            f"Missing: {_inline(missing or _DEFAULT_MISSING)}."
+        )
+    else:
+        lines.append(_inline(answer))
+    lines += ["", "## Verified findings", ""]
+    lines += [_finding_line(f) for f in shown] or ["None."]
+    lines += ["", "## Conflicts and uncertainty", ""]
+    lines += _uncertainty(conflicts if verified else (), missing if verified else None, warnings)
+    lines += ["", "## Sources", ""]
+    lines += _sources(sources, shown) if status != Status.VERIFIED_DISABLED else _leads(sources)
+    lines += ["", _confidence_line(shown)]
+    return "\n".join(lines) + "\n"
+
+
+def _finding_line(finding: Finding) -> str:
+    return (
+        f"* {_inline(finding['claim'])} - {_link(finding['title'], finding['url'])} - "
+        f'"{_inline(finding["quote"])}"'
+    )
+
+
+def _uncertainty(
+    conflicts: Sequence[ConflictGroup], missing: str | None, warnings: Sequence[str]
+) -> list[str]:
+    lines: list[str] = []
+    for group in conflicts:
+        lines.append(f"* Sources disagree on {_inline(group['topic'])}:")
+        lines += [
+            f'  * "{_inline(side["quote"])}" - {_link(side["title"], side["url"])}'
+            + (f" (states {', '.join(side['values'])})" if side["values"] else "")
+            for side in group["sides"]
+        ]
+    if missing:
+        lines.append(f"* Not verified yet: {_inline(missing)}")
+    lines += [f"* Warning: {_inline(w)}" for w in warnings]
+    return lines or ["None found."]
+
+
+def _sources(sources: Sequence[SourceInfo], findings: Sequence[Finding]) -> list[str]:
+    """Fetched sources, those cited first (in citation order), then the others read, then
+    how many could not be read, by reason code."""
+    fetched = [s for s in sources if s["fetch_status"] == "fetched"]
+    order = {canonical_url(f["url"]): i for i, f in reversed(list(enumerate(findings)))}
+    fetched.sort(key=lambda s: order.get(s["canonical_url"] or canonical_url(s["url"]), len(order)))
+    lines = []
+    for source in fetched:
+        cited = (source["canonical_url"] or canonical_url(source["url"])) in order
+        accessed = source.get("fetched_at") or "unknown time"
+        lines.append(
+            f"* {_link(source['title'], source['url'])} - {_tier(source['trust_tier'])} - "
+            f"{'cited' if cited else 'read'}, accessed {accessed}"
+        )
+    reasons = Counter(s.get("reason") or "failed" for s in sources if s["fetch_status"] == "failed")
+    if reasons:  # named by count only: a URL that was not read is never shown as a source
+        detail = ", ".join(f"{reason}: {n}" for reason, n in sorted(reasons.items()))
+        lines.append(f"* {sum(reasons.values())} more could not be read ({detail}); see the audit")
+    return lines or ["None."]
+
+
+def _leads(sources: Sequence[SourceInfo]) -> list[str]:
+    leads = [s for s in sources if s["fetch_status"] != "failed"]
+    if not leads:
+        return ["None: nothing was stored or verified, and no leads were found."]
+    return ["Unverified leads (candidates only, nothing verified):", ""] + [
+        f"* {_link(s['title'], s['url'])} - unverified lead ({s['provider']})" for s in leads
+    ]
+
+
+def _confidence_line(findings: Sequence[Finding]) -> str:
+    level = grounding_confidence(len(findings))
+    tier = report_tier(findings)
+    tier_text = _tier(tier) if tier is not None else "none"
+    plural = "" if len(findings) == 1 else "s"
+    return (
+        f"Grounding confidence: {level} ({len(findings)} verified finding{plural}); "
+        f"report tier: {tier_text}."
+    )
+
+
+def _tier(tier: int) -> str:
+    try:
+        return f"{TrustTier(tier).name} (tier {tier})"
+    except ValueError:
+        return f"tier {tier}"
+
+
+def _inline(text: str) -> str:
+    """One line of inert Markdown: newlines folded; brackets, angle brackets and backslashes
+    escaped, so page text can form no link, image, autolink or HTML tag in the report."""
+    return _INERT.sub(r"\\\g<0>", _NEWLINES.sub(" ", text.strip()))
+
+
+def _link(title: str, url: str) -> str:
+    target = url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+    return f"[{_inline(title) or _inline(url)}]({target})"

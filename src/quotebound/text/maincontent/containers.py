@@ -1,0 +1,161 @@
+"""What a container's tag and attributes say about it, and the tree the scorer reads them from.
+
+The parser's walk records each block element as a node of :class:`Nodes`, with the weight and flags
+:func:`node_info` gives it: class and id words that mark an article (``article``, ``content``,
+``post`` ...) or a boilerplate box (``comment``, ``share``, ``related`` ...), its tag
+(``<article>``, ``<main>``, ``<nav>``), its ARIA role, ``itemprop=articleBody`` and ``hidden``.
+Every signal is a weight the scorer in :mod:`quotebound.text.maincontent.roles` adds up; none
+decides alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from quotebound.text.wordtrie import trie_pattern
+
+__all__ = [
+    "ARTICLE_TAGS",
+    "BODY",
+    "HIDDEN",
+    "LANDMARK_WEIGHT",
+    "NEGATIVE",
+    "TAG_WEIGHT",
+    "Nodes",
+    "node_info",
+]
+
+
+def _words(text: str) -> list[str]:
+    """The whitespace-separated words of ``text``."""
+    return text.split()
+
+
+_POSITIVE = re.compile(
+    r"article|body|content|entry|hentry|main|post|text|blog|story|prose|column|detail|lead"
+)
+"""Words of class and id names that mark an article's container."""
+_ANYWHERE = _words(
+    """
+    advert banner combx comment gdpr cookie consent masthead outbrain taboola recommend sharing
+    social shoutbox sidebar skyscraper sponsor shopping breadcrumb byline dateline timestamp
+    newsletter subscribe signup popup modal pagination disqus caption copyright affiliate
+    siguenos disclaimer callout infobox simplenews facebook instagram whatsapp pinterest trending
+    footer
+    """
+)
+_AT_START = _words("share related author rating respond promo login search")
+_AT_EDGE = _words(
+    """
+    foot meta scroll tags tool nav menu pager reply credit follow letter legend bio popular
+    contact mostread most-read
+    """
+)
+_NEGATIVE = re.compile(
+    rf"(?<![a-z])ads?(?![a-z])|(?<!elementor-)widget|{trie_pattern(_ANYWHERE)}"
+    rf"|(?<![a-z]){trie_pattern(_AT_START + _AT_EDGE)}|{trie_pattern(_AT_EDGE)}(?![a-z])"
+)
+"""Words of class and id names that mark boilerplate boxes. Distinctive words count anywhere
+in a name (``sidebarRight``, ``post-sharing-tools``); others only where a word starts
+(``share-bar``, ``relatedPosts``, not ``generating``, ``unrelated``) or, short ones, where one
+starts or ends (``navbar``, ``post-meta``, not ``apageroot``); page builders'
+``elementor-widget`` is no widget."""
+_CLASS_WEIGHT = 25.0
+TAG_WEIGHT = {
+    "article": 20.0,
+    "main": 15.0,
+    "div": 5.0,
+    "pre": 3.0,
+    "td": 3.0,
+    "blockquote": 3.0,
+    "address": -3.0,
+    "ol": -3.0,
+    "ul": -3.0,
+    "dl": -3.0,
+    "dd": -3.0,
+    "dt": -3.0,
+    "li": -3.0,
+    "form": -3.0,
+    "h1": -5.0,
+    "h2": -5.0,
+    "h3": -5.0,
+    "h4": -5.0,
+    "h5": -5.0,
+    "h6": -5.0,
+    "th": -5.0,
+}
+_BOILERPLATE_TAGS = frozenset(
+    {"nav", "aside", "footer", "menu", "dialog", "header", "form", "figcaption", "h1"}
+)
+"""Landmarks around an article, and the parts of it that are not its body: a figure's caption
+and credit, and the headline (:attr:`Page.title` keeps that)."""
+_BOILERPLATE_ROLES = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar"}
+    | {"toolbar", "dialog", "alertdialog"}
+)
+LANDMARK_WEIGHT = 40.0
+"""What a landmark tag or ARIA role (``<nav>``, ``role=main`` ...) adds or takes away."""
+ARTICLE_TAGS = frozenset({"article", "main"})
+_ARTICLE_BODY_WEIGHT = 50.0
+"""What ``itemprop=articleBody`` adds."""
+
+NEGATIVE = 1
+"""Flag: the container looks like boilerplate (by class, id, tag or ARIA role)."""
+HIDDEN = 2
+"""Flag: the container is hidden from readers (``hidden``)."""
+BODY = 4
+"""Flag: the page names the container as its main content or article (``<main>``,
+``<article>``, ``role=main``, ``itemprop=articleBody``)."""
+
+
+@lru_cache(maxsize=16384)
+def _vote(name: str) -> int:
+    """-1 for a class or id name that says boilerplate, +1 for one that says article, else 0.
+
+    Within one name the boilerplate word wins: "post-author-bio", "article-footer-box" and
+    "related-posts" describe a box inside a post; across names the votes add up."""
+    if _NEGATIVE.search(name):
+        return -1
+    return 1 if _POSITIVE.search(name) else 0
+
+
+def node_info(tag: str, attrs: dict[str, str | None]) -> tuple[float, int]:
+    """The weight and flags a container's tag and attributes give it."""
+    weight = TAG_WEIGHT.get(tag, 0.0)
+    flags = 0
+    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower().split()
+    votes = max(-2, min(2, sum(map(_vote, names))))
+    weight += _CLASS_WEIGHT * votes
+    if votes < 0:
+        flags |= NEGATIVE
+    role = (attrs.get("role") or "").strip().lower()
+    if tag in _BOILERPLATE_TAGS or role in _BOILERPLATE_ROLES:
+        weight -= LANDMARK_WEIGHT
+        flags |= NEGATIVE
+    if role in ("main", "article"):
+        weight += LANDMARK_WEIGHT
+        flags |= BODY
+    if (attrs.get("itemprop") or "").strip().lower() == "articlebody":
+        weight += _ARTICLE_BODY_WEIGHT
+        flags = (flags & ~NEGATIVE) | BODY
+    if tag in ARTICLE_TAGS:
+        flags |= BODY
+    if "hidden" in attrs:
+        flags |= HIDDEN
+    return weight, flags
+
+
+@dataclass
+class Nodes:
+    """The block elements of a page as a tree; parents come before their children."""
+
+    parent: list[int] = field(default_factory=list)
+    """Each node's parent index, -1 for a top-level block."""
+    tag: list[str] = field(default_factory=list)
+    weight: list[float] = field(default_factory=list)
+    """What the node's tag and attributes say (see :func:`node_info`)."""
+    flags: list[int] = field(default_factory=list)
+    classes: list[str] = field(default_factory=list)
+    """Each node's ``class`` attribute, lower-cased ("" without one)."""

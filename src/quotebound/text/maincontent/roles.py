@@ -1,0 +1,328 @@
+"""Main content by scoring: which paragraphs of a page are its article, and which are not.
+
+The parser's walk hands over the page's block elements as a tree
+(:class:`~quotebound.text.maincontent.containers.Nodes`, each node weighed by what its tag and
+attributes say) and its paragraphs with a few measures each
+(:class:`~quotebound.text.maincontent.prose.Para`). One pass scores every container the way a
+reader's eye does: prose paragraphs (long, with commas, few links) lend their score to the
+containers above them, less with each level; a container's class and id words (``article``,
+``content``, ``post`` ... or ``comment``, ``share``, ``related`` ...), its tag (``<article>``,
+``<main>``, ``<nav>``), ``itemprop=articleBody``, its link density and the page's JSON-LD
+``articleBody`` add or take away. Every signal is a weight; none decides alone.
+
+The best container, widened to an ancestor when strong candidates sit side by side, and joined by
+other strong candidates and by siblings that score well or are the same kind of box, is the main
+region. Inside it, paragraphs are classed as jusText does (good prose, near-good, short, link list;
+:mod:`quotebound.text.maincontent.prose`) and short ones follow their neighbours; containers that
+look like boilerplate (share bars, bylines, related lists, comment threads, captions) stay
+boilerplate. Prose beside the region in its parent, and a lead just above it, join it. A page with
+text always gets main paragraphs: with no prose anywhere, the best-named or the densest text
+container is main.
+"""
+
+from __future__ import annotations
+
+from quotebound.text.maincontent.containers import (
+    ARTICLE_TAGS,
+    BODY,
+    HIDDEN,
+    LANDMARK_WEIGHT,
+    NEGATIVE,
+    TAG_WEIGHT,
+    Nodes,
+)
+from quotebound.text.maincontent.prose import BAD, GOOD, NEAR, Para, kind_of, lead_like, neighbours
+
+__all__ = ["main_flags"]
+
+_MIN_CHARS = 25
+"""Shorter paragraphs lend no score."""
+_SHADE = 0.3
+"""What a paragraph under a boilerplate-looking container lends, as a share."""
+_ALSO = 0.5
+"""Another candidate this close to the best one's score joins the region."""
+_SECTION_LEVELS = 2
+"""How far above the region a section box may be that brings its sibling sections."""
+_PART_OF_WHOLE = 1.0
+"""The region widens to an ancestor whose prose outside it is at least this share of the prose
+inside (climbing past wrappers, up to a boilerplate-looking box): the candidate was one section
+of a body split into many."""
+_LEVEL_SHARE = (1.0, 1.0, 0.5, 1 / 6, 1 / 9, 1 / 12)
+"""Share of a paragraph's score that the node holding it and each ancestor level receive."""
+_BESIDE_LEVELS = 2
+"""Prose beside the region counts up to its grandparent (a lead in the article's header)."""
+_LEAD_GAP = 14
+"""Paragraphs that may stand between a lead and the body (byline, date, share links ...)."""
+_LEAD_PARAGRAPHS = 4
+"""The most paragraphs a lead may have."""
+_BODY_BONUS = 20.0
+"""What a paragraph of the page's stated JSON-LD ``articleBody`` adds to its score."""
+_LINK_LIST = 0.5
+"""A paragraph at least this share link text is a link list: boilerplate."""
+
+
+def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
+    """Whether each paragraph is main content; at least one is when any has text."""
+    if not paras:
+        return []
+    n = len(nodes.parent)
+    parent = nodes.parent
+    chars = [0] * n
+    links = [0] * n
+    prose = [0] * n  # characters of scoring paragraphs outside boilerplate-looking boxes
+    score = [0.0] * n
+    flags, weight = list(nodes.flags), list(nodes.weight)
+    # Prose under a boilerplate-looking or hidden container (a consent text in a form, a bio in
+    # a footer) lends less: a weight, not a veto, so a page wrapped whole in one keeps its
+    # ranking. An article's own <header> (headline, lead, byline) is not a page banner.
+    shaded = [False] * n
+    in_article = [False] * n
+    for i, (up, tag) in enumerate(zip(parent, nodes.tag, strict=True)):
+        outer = in_article[up] if up >= 0 else False
+        in_article[i] = outer or tag in ARTICLE_TAGS
+        if tag == "header" and outer:
+            flags[i] &= ~NEGATIVE
+            weight[i] += LANDMARK_WEIGHT
+        # An <article> or <main> inside a boilerplate-named wrapper resets the shade: real
+        # sites wrap whole articles in "share" or "ad" containers.
+        reset = tag in ARTICLE_TAGS
+        shaded[i] = bool(flags[i] & (NEGATIVE | HIDDEN)) or (up >= 0 and shaded[up] and not reset)
+    hits = [0] * n  # paragraphs of the JSON-LD articleBody
+    for p in paras:
+        if p.node < 0:
+            continue
+        chars[p.node] += p.chars
+        links[p.node] += p.links
+        hits[p.node] += p.in_article_body
+        if p.chars < _MIN_CHARS or p.links * 2 >= p.chars:
+            continue
+        s = 1.0 + p.commas + min(p.chars / 100, 3.0) + _BODY_BONUS * p.in_article_body
+        if shaded[p.node]:
+            s *= _SHADE
+        else:
+            prose[p.node] += p.chars
+        node = p.node
+        for share in _LEVEL_SHARE:
+            if node < 0:
+                break
+            score[node] += s * share
+            node = parent[node]
+    for i in range(n - 1, -1, -1):  # children come after parents: sums flow up in one pass
+        if parent[i] >= 0:
+            chars[parent[i]] += chars[i]
+            links[parent[i]] += links[i]
+            hits[parent[i]] += hits[i]
+            prose[parent[i]] += prose[i]
+    final = [
+        (score[i] + weight[i]) * (1 - links[i] / chars[i]) if score[i] > 0 else 0.0
+        for i in range(n)
+    ]
+    # When the page states its article body, only containers holding some of it may join.
+    joinable = [h > 0 for h in hits] if any(hits) else [True] * n
+    roots = _region(nodes, final, chars, links, prose, shaded, joinable)
+    main = _clean(nodes, flags, paras, roots, chars, stated=any(hits))
+    _add_lead(paras, main, shaded, stated=any(hits))
+    return main
+
+
+def _region(
+    nodes: Nodes,
+    final: list[float],
+    chars: list[int],
+    links: list[int],
+    prose: list[int],
+    shaded: list[bool],
+    joinable: list[bool],
+) -> set[int]:
+    """The roots of the main region: the best container, climbed and joined by siblings."""
+    parent = nodes.parent
+    ranked = sorted((i for i in range(len(final)) if final[i] > 0), key=lambda i: -final[i])
+    if not ranked:
+        # No prose anywhere: the container its markup names best (a landmark, an article
+        # class), else the one with the most text that is not links.
+        texts = [i for i in range(len(chars)) if chars[i] > links[i]]
+        if not texts:
+            return set()
+        named = max(texts, key=lambda i: (nodes.weight[i], chars[i] - links[i], -i))
+        if nodes.weight[named] > TAG_WEIGHT["div"]:
+            return {named}
+        return {max(texts, key=lambda i: (chars[i] - links[i], -i))}
+    top = ranked[0]
+    best = final[top]
+    # Strong candidates side by side (posts of a thread, sections of a long article) share an
+    # ancestor: the region is that ancestor.
+    strong = [i for i in ranked[1:5] if final[i] >= 0.75 * best]
+    if len(strong) >= 2:
+        ancestor = parent[top]
+        while ancestor >= 0:
+            if sum(_within(parent, i, ancestor) for i in strong) >= 2:
+                top = ancestor
+                break
+            ancestor = parent[ancestor]
+    # Climb while the parent scores better: the candidate was one part of a larger body.
+    last = final[top]
+    up = parent[top]
+    while up >= 0 and final[up] > last:
+        top, last, up = up, final[up], parent[up]
+    # A parent holding as much prose again beside the candidate (the other sections of a
+    # reference page, each its own box) is the region, unless the page states its body.
+    up = parent[top]
+    while up >= 0 and not shaded[up] and joinable[up] and not nodes.flags[top] & BODY:
+        if prose[up] - prose[top] >= _PART_OF_WHOLE * prose[top]:
+            top = up
+        up = parent[up]
+    # A container the page names as its main content or article, around the candidate, is the
+    # region: documentation splits one body into many sections, each a candidate of its own.
+    up = parent[top]
+    while up >= 0 and not nodes.flags[top] & BODY:
+        if nodes.flags[up] & BODY:
+            top = up
+            break
+        up = parent[up]
+    roots = {top}
+    # Other strong candidates elsewhere (a lead above, a second column) join, unless they sit
+    # in a boilerplate-looking container the chosen one is not in.
+    for other in ranked[1:10]:
+        if (shaded[other] and not shaded[top]) or not joinable[other]:
+            continue
+        if final[other] >= _ALSO * best and not any(
+            _within(parent, other, r) or _within(parent, r, other) for r in roots
+        ):
+            roots.add(other)
+    up = parent[top]
+    if up < 0:
+        return roots
+    # Siblings that score well, or that are the same kind of box as the chosen one (the next
+    # post of a thread, the next item of a listicle), join it.
+    threshold = max(10.0, 0.2 * final[top])
+    tag, classes = nodes.tag[top], nodes.classes[top]
+    for sibling in _children(parent, up):
+        if sibling == top or not joinable[sibling]:
+            continue
+        alike = nodes.tag[sibling] == tag and nodes.classes[sibling] == classes
+        if final[sibling] >= threshold or (alike and final[sibling] > 0):
+            roots.add(sibling)
+    # A named section box around the region, up to a few levels (the "Options" section of a
+    # reference page), brings the boxes of its own kind beside it that hold prose: the other
+    # sections of the same body.
+    section = up
+    for _ in range(_SECTION_LEVELS):
+        above = parent[section]
+        if above < 0 or shaded[section] or not nodes.classes[section]:
+            break
+        for sibling in _children(parent, above):
+            if (
+                sibling != section
+                and prose[sibling] > 0
+                and joinable[sibling]
+                and not shaded[sibling]
+                and nodes.tag[sibling] == nodes.tag[section]
+                and nodes.classes[sibling] == nodes.classes[section]
+            ):
+                roots.add(sibling)
+        section = above
+    return roots
+
+
+def _children(parent: list[int], node: int) -> list[int]:
+    """The children of ``node`` (nodes come in document order, children after parents)."""
+    return [i for i in range(node + 1, len(parent)) if parent[i] == node]
+
+
+def _add_lead(paras: list[Para], main: list[bool], shaded: list[bool], *, stated: bool) -> None:
+    """Prose just above the first main paragraph (a lead or standfirst between the headline
+    and the body, past a byline, a date or a share bar) is main too: at most four paragraphs,
+    and only paragraphs of the stated article body when the page states one."""
+    first = main.index(True) if True in main else 0
+    skipped = added = 0
+    for k in range(first - 1, -1, -1):
+        p = paras[k]
+        if (p.heading and p.tag == "h1") or added == _LEAD_PARAGRAPHS:
+            return
+        if p.node >= 0 and shaded[p.node]:
+            skipped += 1
+        elif lead_like(p) and (p.in_article_body or not stated):
+            main[k] = True
+            added += 1
+            continue
+        else:
+            skipped += 1
+        if skipped > _LEAD_GAP:
+            return
+
+
+def _up(parent: list[int], node: int, levels: int) -> int:
+    """The ancestor ``levels`` above ``node``, or the topmost one there is."""
+    for _ in range(levels):
+        if parent[node] < 0:
+            break
+        node = parent[node]
+    return node
+
+
+def _within(parent: list[int], node: int, ancestor: int) -> bool:
+    """Whether ``node`` is ``ancestor`` or lies under it."""
+    while node > ancestor:
+        node = parent[node]
+    return node == ancestor
+
+
+def _clean(
+    nodes: Nodes,
+    flags: list[int],
+    paras: list[Para],
+    roots: set[int],
+    chars: list[int],
+    *,
+    stated: bool,
+) -> list[bool]:
+    """Paragraphs in the region, less boilerplate containers and link lists inside it, plus
+    prose paragraphs beside it under its grandparent (of the stated article body, if there is
+    one)."""
+    parent = nodes.parent
+    region_chars = sum(chars[r] for r in roots) or 1
+    around = {_up(parent, r, _BESIDE_LEVELS) for r in roots if parent[r] >= 0}
+    # 0: outside; 1: in the region; 2: under a boilerplate container; 3: beside the region.
+    state = [0] * len(parent)
+    for i in range(len(parent)):
+        up = parent[i]
+        outer = state[up] if up >= 0 else 0
+        if i in roots:
+            state[i] = 1
+        elif i in around and not outer:
+            state[i] = 3
+        elif outer:
+            # Inside the region a boilerplate-looking container that holds most of it is
+            # more likely a misnamed wrapper; beside the region it never joins.
+            boiler = flags[i] & HIDDEN or (
+                flags[i] & NEGATIVE and (outer == 3 or chars[i] * 2 < region_chars)
+            )
+            state[i] = 2 if outer == 2 or boiler else outer
+    main = [False] * len(paras)
+    kinds: list[tuple[int, int]] = []  # (paragraph index, kind) of the paragraphs in reach
+    for k, p in enumerate(paras):
+        where = state[p.node] if p.node >= 0 else 0
+        if where == 1:
+            kinds.append((k, kind_of(p)))
+        elif where == 3 and kind_of(p) == GOOD and (p.in_article_body or not stated):
+            kinds.append((k, GOOD))
+    prose = any(kind == GOOD for _, kind in kinds)
+    befores = neighbours([kind for _, kind in kinds])
+    afters = neighbours([kind for _, kind in reversed(kinds)])[::-1]
+    for j, (k, kind) in enumerate(kinds):
+        if kind == GOOD or (not prose and kind != BAD):
+            main[k] = True
+        elif kind != BAD:
+            before, after = befores[j], afters[j]
+            if paras[k].heading or paras[k].introduces:
+                following = kinds[j + 1][1] if j + 1 < len(kinds) else BAD
+                main[k] = after == GOOD or (following == NEAR and before == GOOD)
+            elif kind == NEAR:
+                main[k] = GOOD in (before, after)
+            else:  # short: between prose, or a sentence beside prose
+                main[k] = before == after == GOOD or (paras[k].sentence and GOOD in (before, after))
+    if not any(main):
+        main = [p.chars > 0 and p.links < _LINK_LIST * p.chars for p in paras]
+        if not any(main):
+            main = [p.chars > 0 for p in paras]
+    return main
