@@ -21,6 +21,8 @@ from itertools import pairwise
 
 import snowballstemmer
 
+from quotebound.text.names import is_name
+
 __all__ = [
     "CONTEXT_THRESHOLD",
     "RELEVANCE_THRESHOLD",
@@ -228,7 +230,7 @@ def _text_terms(text: str) -> frozenset[str]:
 def key_terms(part: str) -> dict[str, float]:
     """Weights of what a (sub-)question names: ``Tokyo``, ``os.path.join``, ``-O``, "a phrase".
 
-    A name is a capitalized word that does not start a sentence (acronyms such as ``HTTP`` are
+    A name is what :func:`~quotebound.text.names.is_name` says (acronyms such as ``HTTP`` are
     topic words, not names), or a particle such as "van" between two capitalized words; an
     identifier has a dot, underscore, inner capital or digit, or is an option. Words in quotes
     are keys too. Module prefixes (``os.path.``) weigh less than the name they qualify, since
@@ -237,12 +239,10 @@ def key_terms(part: str) -> dict[str, float]:
     keys: dict[str, float] = {}
     for match in _TOKEN.finditer(part):
         token = match.group()
-        before = part[: match.start()].rstrip()
-        initial = not before or before[-1] in ".?!:;\"'("
-        is_name = (token[0].isupper() and not initial and not token.isupper()) or (
+        named = (is_name(part, match.start(), token) and not token.isupper()) or (
             token in _NAME_PARTICLES and _inside_name(part, match.start(), match.end())
         )
-        if not is_name and not _IDENTIFIER.search(token):
+        if not named and not _IDENTIFIER.search(token):
             continue
         prefix, _, last = token.rpartition(".") if not _OPTION.match(token) else ("", "", token)
         for text, weight in ((prefix, _PREFIX_WEIGHT), (last, _KEY_WEIGHT)):

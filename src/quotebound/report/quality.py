@@ -16,6 +16,7 @@ from enum import StrEnum
 from quotebound.evidence.relevance import content_terms, sentence_spans, term_coverage
 from quotebound.evidence.verification import verify_quote
 from quotebound.records import Composition, EvidenceItem, Finding
+from quotebound.text.names import is_name
 from quotebound.text.negation import NEGATIONS, negations
 from quotebound.urls import canonical_url
 
@@ -37,7 +38,6 @@ ANSWER = -1
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _URL = re.compile(r"https?://[^\s)\]>\"']+", re.IGNORECASE)
 _NEGATION_WORD = re.compile(r"[A-Za-z]+n[’']t|[A-Za-z]+")
-_OPENERS = "\"'*`-–—•> \t\n"
 
 
 class ReviewCode(StrEnum):
@@ -228,23 +228,14 @@ def _negations(text: str) -> list[str]:
 
 
 def _mid_sentence_capitals(text: str) -> list[str]:
-    """Single capitalized words (ASCII letters, digits, ``_``; two characters or more) that
-    neither open a sentence nor follow a colon, once each in order. Opening quotes, bullets and
-    dashes before a sentence's first word do not make it a mid-sentence word.
-
-    These are the names a claim may not add to its quotes, checked word by word. A capital at a
-    sentence's start is grammar, not a name, so it is skipped. (The planner's
+    """Single words (ASCII letters, digits, ``_``; two characters or more) that are names by
+    :func:`~quotebound.text.names.is_name`, once each in order: the names a claim may not add
+    to its quotes, checked word by word. (The planner's
     ``salient_name_phrases`` finds something else: name phrases of one or more words, at a
     sentence's start too, ranked by frequency as search terms.)"""
     names: list[str] = []
-    for start, end in sentence_spans(text):
-        sentence = text[start:end]
-        for match in _WORD.finditer(sentence):
-            word = match.group()
-            before = sentence[: match.start()].rstrip()
-            initial = not before.strip(_OPENERS) or before.endswith(":")
-            if initial or len(word) < 2 or not word[0].isupper():
-                continue
-            if word not in names:
-                names.append(word)
+    for match in _WORD.finditer(text):
+        word = match.group()
+        if len(word) >= 2 and is_name(text, match.start(), word) and word not in names:
+            names.append(word)
     return names

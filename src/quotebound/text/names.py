@@ -1,0 +1,29 @@
+"""What counts as a name in running text: a capitalized word that does not open a sentence.
+
+A capital at a sentence's start is grammar, not a name. Quality review uses this rule for the
+names a claim may not add to its quotes, and relevance for the names a question turns on. (The
+planner's search terms are another thing: name phrases, sentence openers included.)
+"""
+
+from __future__ import annotations
+
+__all__ = ["is_name", "opens_sentence"]
+
+_OPENERS = "\"'“‘(*`-–—•> \t\n"
+"""What may stand between a sentence's end and its first word: quotes, brackets, bullets."""
+_SENTENCE_ENDS = ".?!:;"
+
+
+def opens_sentence(text: str, start: int) -> bool:
+    """Whether the word at ``start`` opens ``text``, a paragraph, or a sentence or clause in it:
+    before it are only opening quotes, brackets and bullets since the start, a blank line or a
+    ``.?!:;``."""
+    head = text[:start]
+    before = head.rstrip(_OPENERS)
+    return not before or before[-1] in _SENTENCE_ENDS or head.count("\n", len(before)) >= 2
+
+
+def is_name(text: str, start: int, word: str) -> bool:
+    """Whether ``word``, found at ``start`` in ``text``, is a name: capitalized and not the
+    first word of a sentence."""
+    return word[:1].isupper() and not opens_sentence(text, start)
