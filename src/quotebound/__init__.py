@@ -1,14 +1,24 @@
 """quotebound: a research agent that answers only with quotes verified against stored sources.
 
 The public surface; import from here, not from the private modules. Names are imported on
-first use, so that ``import quotebound`` (and the command's ``--help``) stays fast: the graph
-pulls in LangGraph and LangChain, which take a second or more to import.
+first use (the light exception tree aside), so that ``import quotebound`` (and the command's
+``--help``) stays fast: the graph pulls in LangGraph and LangChain, which take a second or more
+to import.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
+
+from quotebound.errors import (  # light: the exception tree and reason codes only
+    ConfigError,
+    FetchError,
+    QuoteboundError,
+    Reason,
+    SearchError,
+    StoreError,
+)
 
 if TYPE_CHECKING:
     from quotebound.acquisition.corpus import LocalCorpus
@@ -18,14 +28,6 @@ if TYPE_CHECKING:
     from quotebound.acquisition.providers import ProviderLadder, SearchCandidate, SearchProvider
     from quotebound.acquisition.tavily import TavilyProvider
     from quotebound.context import Context, make_context
-    from quotebound.errors import (
-        ConfigError,
-        FetchError,
-        QuoteboundError,
-        Reason,
-        SearchError,
-        StoreError,
-    )
     from quotebound.evidence.candidates import Candidate, extract_candidates
     from quotebound.evidence.verification import Verification, verify_quote
     from quotebound.graph.build import build_graph
@@ -42,14 +44,6 @@ _MODULES = {
     "context": ("Context", "make_context"),
     "acquisition.corpus": ("LocalCorpus",),
     "acquisition.embedded": ("embedded_corpus",),
-    "errors": (
-        "ConfigError",
-        "FetchError",
-        "QuoteboundError",
-        "Reason",
-        "SearchError",
-        "StoreError",
-    ),
     "acquisition.fetcher": ("Fetcher",),
     "acquisition.fetchpolicy": ("FetchPolicy",),
     "graph.build": ("build_graph",),

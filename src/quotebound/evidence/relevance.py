@@ -21,7 +21,7 @@ from itertools import pairwise
 
 import snowballstemmer
 
-from quotebound.text.names import is_name
+from quotebound.text.names import is_name, is_particle
 
 __all__ = [
     "CONTEXT_THRESHOLD",
@@ -231,16 +231,17 @@ def key_terms(part: str) -> dict[str, float]:
     """Weights of what a (sub-)question names: ``Tokyo``, ``os.path.join``, ``-O``, "a phrase".
 
     A name is what :func:`~quotebound.text.names.is_name` says (acronyms such as ``HTTP`` are
-    topic words, not names), or a particle such as "van" between two capitalized words; an
-    identifier has a dot, underscore, inner capital or digit, or is an option. Words in quotes
-    are keys too. Module prefixes (``os.path.``) weigh less than the name they qualify, since
-    pages about ``join`` often omit the module.
+    topic words, not names), or a particle such as "van" inside one
+    (:func:`~quotebound.text.names.is_particle`); an identifier has a dot, underscore, inner
+    capital or digit, or is an option. Words in quotes are keys too. Module prefixes
+    (``os.path.``) weigh less than the name they qualify, since pages about ``join`` often omit
+    the module.
     """
     keys: dict[str, float] = {}
     for match in _TOKEN.finditer(part):
         token = match.group()
-        named = (is_name(part, match.start(), token) and not token.isupper()) or (
-            token in _NAME_PARTICLES and _inside_name(part, match.start(), match.end())
+        named = (is_name(part, match.start(), token) and not token.isupper()) or is_particle(
+            part, match.start(), token
         )
         if not named and not _IDENTIFIER.search(token):
             continue
@@ -253,22 +254,6 @@ def key_terms(part: str) -> dict[str, float]:
         for term in _terms(phrase):
             keys[term] = _KEY_WEIGHT
     return keys
-
-
-# fmt: off
-_NAME_PARTICLES = frozenset({
-    "van", "von", "der", "den", "de", "da", "di", "del", "della", "du", "la", "le", "bin", "ibn",
-    "al", "el", "dos", "das",
-})
-# fmt: on
-"""Lower-case words inside names ("Guido van Rossum", "Leonardo da Vinci")."""
-_CAPITALIZED_BEFORE = re.compile(r"[A-Z][\w'-]*\s+$")
-_CAPITALIZED_AFTER = re.compile(r"\s+[A-Z]")
-
-
-def _inside_name(part: str, start: int, end: int) -> bool:
-    """Whether the word at ``part[start:end]`` stands between two capitalized words."""
-    return bool(_CAPITALIZED_BEFORE.search(part[:start]) and _CAPITALIZED_AFTER.match(part, end))
 
 
 @lru_cache(maxsize=1024)

@@ -7,11 +7,22 @@ planner's search terms are another thing: name phrases, sentence openers include
 
 from __future__ import annotations
 
-__all__ = ["is_name", "opens_sentence"]
+import re
+
+__all__ = ["is_name", "is_particle", "opens_sentence"]
 
 _OPENERS = "\"'“‘(*`-–—•> \t\n"
 """What may stand between a sentence's end and its first word: quotes, brackets, bullets."""
 _SENTENCE_ENDS = ".?!:;"
+# fmt: off
+_PARTICLES = frozenset({
+    "van", "von", "der", "den", "de", "da", "di", "del", "della", "du", "la", "le", "bin", "ibn",
+    "al", "el", "dos", "das",
+})
+# fmt: on
+"""Lower-case words inside names ("Guido van Rossum", "Leonardo da Vinci")."""
+_CAPITALIZED_BEFORE = re.compile(r"[A-Z][\w'-]*\s+$")
+_CAPITALIZED_AFTER = re.compile(r"\s+[A-Z]")
 
 
 def opens_sentence(text: str, start: int) -> bool:
@@ -27,3 +38,13 @@ def is_name(text: str, start: int, word: str) -> bool:
     """Whether ``word``, found at ``start`` in ``text``, is a name: capitalized and not the
     first word of a sentence."""
     return word[:1].isupper() and not opens_sentence(text, start)
+
+
+def is_particle(text: str, start: int, word: str) -> bool:
+    """Whether ``word``, found at ``start`` in ``text``, is a lower-case part of a name ("van"
+    in "Guido van Rossum"): a known particle between two capitalized words."""
+    return (
+        word in _PARTICLES
+        and bool(_CAPITALIZED_BEFORE.search(text[:start]))
+        and bool(_CAPITALIZED_AFTER.match(text, start + len(word)))
+    )
