@@ -5,14 +5,16 @@ See docs/architecture.md §8.
 Precedence, highest first: explicit arguments (a field set on the Context or an option in the
 graph input) > an explicitly chosen profile > ``QUOTEBOUND_<FIELD>`` environment variables >
 a profile chosen by ``QUOTEBOUND_PROFILE`` (or the default profile ``chat``) > built-in defaults.
-Provider keys are never configuration fields: they stay in ``TAVILY_API_KEY`` and
-``OPENAI_API_KEY`` and never enter state, logs or reports.
+Provider keys and endpoints that may carry credentials are never configuration fields: they stay
+in ``TAVILY_API_KEY``, ``BRAVE_API_KEY``, ``QUOTEBOUND_SEARXNG_URL`` and ``OPENAI_API_KEY`` and
+never enter state, logs or reports.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, get_args
@@ -22,6 +24,7 @@ from quotebound.tiers import TrustTier
 
 __all__ = [
     "PROFILES",
+    "PROVIDERS",
     "Composer",
     "Context",
     "Profile",
@@ -31,7 +34,20 @@ __all__ = [
 ]
 
 Profile = Literal["chat", "deep"]
-ProviderName = Literal["auto", "tavily", "corpus", "embedded"]
+ProviderName = Literal[
+    "tavily",
+    "searxng",
+    "duckduckgo",
+    "brave",
+    "wikipedia",
+    "searxng-news",
+    "brave-news",
+    "gdelt",
+    "corpus",
+    "embedded",
+]
+PROVIDERS: tuple[str, ...] = get_args(ProviderName)
+"""Every provider a ladder may name (``provider``: ``auto``, or some of these, comma-separated)."""
 Composer = Literal["auto", "llm", "extractive"]
 
 ENV_PREFIX = "QUOTEBOUND_"
@@ -71,9 +87,12 @@ class Context:
     """How a research run behaves. Unset fields (None) are filled in by :meth:`resolved`."""
 
     profile: Profile | None = _f("Budget set: 'chat' (fast) or 'deep' (thorough).")  # noqa: RUF009
-    provider: ProviderName | None = _f(  # noqa: RUF009
-        "Search provider: 'auto' (Tavily when TAVILY_API_KEY is set, else the corpus or the "
-        "embedded corpus), 'tavily', 'corpus' (needs corpus_dir) or 'embedded'."
+    provider: str | None = _f(
+        "Search providers, in ladder order, comma-separated: 'auto' (Tavily when "
+        "TAVILY_API_KEY is set, then the corpus or the embedded corpus) or some of "
+        + ", ".join(PROVIDERS)
+        + ". A web provider that fails or finds nothing falls through to the next; news "
+        "providers all run and are merged, the first one's order leading."
     )
     corpus_dir: str | None = _f("A local directory of HTML/Markdown/text/PDF files to search.")
     corpus_base_url: str | None = _f("Public URL that corpus paths are cited under.")
@@ -97,6 +116,7 @@ class Context:
     )
     model: str | None = _f("Chat model name for an OpenAI-compatible endpoint.")
     tavily_topic: Literal["general", "news"] | None = _f("Tavily search topic.")
+    wikipedia_language: str | None = _f("Wikipedia edition searched by 'wikipedia' (en, de ...).")
     tavily_raw_content: bool | None = _f("Ask Tavily for raw page content (stored as a page).")
     respect_robots: bool | None = _f(
         "Honour robots.txt when fetching (RFC 9309: a 4xx allows all, a 5xx or no answer "
@@ -130,6 +150,11 @@ class Context:
         """The largest page read, in bytes (``max_page_mb`` of a resolved context)."""
         return int(float(self.max_page_mb or _DEFAULTS["max_page_mb"]) * 1_000_000)
 
+    def providers(self) -> tuple[str, ...]:
+        """The provider ladder this context names, in order; empty for ``auto``."""
+        value = (self.provider or "auto").strip()
+        return () if value == "auto" else tuple(p.strip() for p in value.split(","))
+
     def as_dict(self) -> dict[str, Any]:
         """The configuration as plain values, for graph state and the audit."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -146,6 +171,7 @@ _DEFAULTS: dict[str, Any] = {
     "composer": "auto",
     "model": DEFAULT_MODEL,
     "tavily_topic": "general",
+    "wikipedia_language": "en",
     "tavily_raw_content": False,
     "respect_robots": True,
     "max_page_mb": 5.0,
@@ -199,7 +225,6 @@ def _coerce(type_: str, raw: str, *, source: str) -> Any:
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "profile": get_args(Profile),
-    "provider": get_args(ProviderName),
     "composer": get_args(Composer),
     "tavily_topic": ("general", "news"),
 }
@@ -257,6 +282,25 @@ def _validated(ctx: Context) -> Context:
         raise ConfigError(f"max_revisions must be 0 or more, got {ctx.max_revisions!r}")
     if ctx.corpus_tier not in tuple(int(t) for t in TrustTier)[1:]:
         raise ConfigError(f"corpus_tier must be 1, 2 or 3, got {ctx.corpus_tier!r}")
-    if ctx.provider == "corpus" and not ctx.corpus_dir:
-        raise ConfigError("provider 'corpus' needs corpus_dir (QUOTEBOUND_CORPUS_DIR or --corpus)")
+    _validate_providers(ctx)
+    if not re.fullmatch(r"[a-z]{2,3}(?:-[a-z]+)*", str(ctx.wikipedia_language)):
+        raise ConfigError(
+            f"wikipedia_language must be a code such as 'en', got {ctx.wikipedia_language!r}"
+        )
     return ctx
+
+
+def _validate_providers(ctx: Context) -> None:
+    if not isinstance(ctx.provider, str):
+        raise ConfigError(f"provider must be text, got {ctx.provider!r}")
+    ladder = ctx.providers()
+    unknown = [p for p in ladder if p not in PROVIDERS]
+    if unknown or (not ladder and ctx.provider.strip() != "auto"):
+        raise ConfigError(
+            f"provider must be 'auto' or a comma-separated list of {', '.join(PROVIDERS)}; "
+            f"got {ctx.provider!r}"
+        )
+    if len(set(ladder)) < len(ladder):
+        raise ConfigError(f"provider names a provider twice: {ctx.provider!r}")
+    if "corpus" in ladder and not ctx.corpus_dir:
+        raise ConfigError("provider 'corpus' needs corpus_dir (QUOTEBOUND_CORPUS_DIR or --corpus)")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from httpserver import LoopbackServer, respond
 from postgres import PostgresServer, postgres_server  # noqa: F401  (fixture)
 
 from quotebound.evidence.verification import verify_quote
@@ -287,6 +288,9 @@ def _closed_port() -> int:
         (["research", "Q", "--store", "postgresql://u:pw-123@127.0.0.1:{port}/db"], "PostgreSQL"),
         (["research", "Q", "--provider", "bing"], "bing"),
         (["research", "Q", "--provider", "tavily"], "TAVILY_API_KEY"),
+        (["research", "Q", "--provider", "wikipedia,brave"], "BRAVE_API_KEY"),
+        (["research", "Q", "--provider", "searxng"], "QUOTEBOUND_SEARXNG_URL"),
+        (["research", "Q", "--provider", "gdelt,gdelt"], "twice"),
         (["research", "Q", "--thread-id", "run.1"], "run.1"),
         (["research", "Why \udcff?"], "question must be valid UTF-8"),  # bytes not UTF-8
         (["research", "Q", "--base-url", "https://x.example/\udcff/"], "corpus_base_url"),
@@ -429,3 +433,74 @@ def test_research_on_postgres_survives_a_restart(
             return len(await list_raw_pages(handle.store, "pg-run"))
 
     assert asyncio.run(pages()) == len(listed.stdout.splitlines()) - 1
+
+
+SEARX_ANSWER = {
+    "results": [
+        {"url": "https://harbor.example/lift", "title": "Harbor Bridge", "content": "lift"},
+        {"url": "https://harbor.example/faq", "title": "Harbor FAQ", "content": "cycle"},
+    ]
+}
+
+
+def test_research_through_searxng_records_its_run(
+    tmp_path: Path, http_server: LoopbackServer
+) -> None:
+    """The command with a SearXNG-compatible server on loopback: the ladder asks it, the JSON
+    report lists its run; its results are fetched like any lead (here they cannot be reached:
+    no network), so the run ends in insufficient evidence, saying why for each source."""
+    http_server.routes["/search"] = lambda h: respond(
+        h, 200, json.dumps(SEARX_ANSWER).encode(), {"Content-Type": "application/json"}
+    )
+    env = {**_env(tmp_path), "QUOTEBOUND_SEARXNG_URL": http_server.origin}
+    done = subprocess.run(
+        [
+            QUOTEBOUND,
+            "research",
+            QUESTION,
+            "--provider",
+            "searxng",
+            "--store",
+            "memory",
+            "--format",
+            "json",
+            "-q",
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 3, done.stderr
+    out = json.loads(done.stdout)
+    runs = out["audit"]["provider_runs"]
+    assert {(r["provider"], r["kind"], r["result_count"], r["reason"]) for r in runs} == {
+        ("searxng", "web", 2, None)
+    }
+    assert runs[0]["endpoint"] == http_server.url("/search")
+    failed = [s for s in out["sources"] if s["fetch_status"] == "failed"]
+    assert {s["url"] for s in failed} == {
+        "https://harbor.example/lift",
+        "https://harbor.example/faq",
+    }
+    assert all(s["reason"] for s in failed)
+
+
+def test_providers_lists_each_with_what_it_needs(tmp_path: Path) -> None:
+    env = {
+        **_env(tmp_path),
+        "QUOTEBOUND_SEARXNG_URL": "https://admin:s3cret-pw@searx.example:8443/",
+        "BRAVE_API_KEY": "brave-SECRET-KEY",
+    }
+    done = subprocess.run(
+        [QUOTEBOUND, "providers"], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    lines = {line.split()[0]: line for line in done.stdout.splitlines()}
+    assert "not ready: set TAVILY_API_KEY" in lines["tavily"]
+    assert " ready " in lines["brave"] and " ready " in lines["searxng"]
+    assert "https://searx.example:8443/search" in lines["searxng"]
+    assert "s3cret-pw" not in done.stdout and "brave-SECRET-KEY" not in done.stdout
+    assert set(lines) >= {"duckduckgo", "gdelt", "wikipedia", "brave-news", "searxng-news"}

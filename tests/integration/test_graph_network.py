@@ -63,6 +63,7 @@ class ListProvider:
     """A search provider that answers every query with the same ranked URLs."""
 
     name = "scripted"
+    endpoint = "scripted:"
 
     def __init__(self, urls: list[str]) -> None:
         self.urls = urls
@@ -76,13 +77,7 @@ class ListProvider:
             )
             for rank, url in enumerate(self.urls[:max_results], start=1)
         )
-        return search_response(
-            provider=self.name,
-            endpoint="scripted:",
-            query=query,
-            started=time.monotonic(),
-            candidates=candidates,
-        )
+        return search_response(self, query, time.monotonic(), candidates=candidates)
 
 
 def _html(body: bytes) -> Callable[[BaseHTTPRequestHandler], None]:

@@ -69,7 +69,7 @@ def test_resolution_is_idempotent() -> None:
         ("QUOTEBOUND_TIME_BUDGET_S", "soon", "must be a number"),
         ("QUOTEBOUND_RESPECT_ROBOTS", "perhaps", "true or false"),
         ("QUOTEBOUND_PROFILE", "turbo", "profile must be one of"),
-        ("QUOTEBOUND_PROVIDER", "bing", "provider must be one of"),
+        ("QUOTEBOUND_PROVIDER", "bing", "provider must be .auto. or a comma-separated list"),
         ("QUOTEBOUND_MAX_ROUNDS", "0", "positive"),
         ("QUOTEBOUND_MAX_ROUNDS", "99999999999999999999", "up to"),
         ("QUOTEBOUND_TIME_BUDGET_S", "nan", "positive"),
@@ -149,3 +149,22 @@ def test_threads_asking_for_the_same_toolkit_at_once_build_it_once(tmp_path: Pat
         t.join()
     assert Counting.builds == 1
     assert all(t is got[0] for t in got)
+
+
+def test_a_provider_ladder_is_a_comma_list_of_known_providers() -> None:
+    assert make_context(provider="searxng, wikipedia,gdelt").resolved().providers() == (
+        "searxng",
+        "wikipedia",
+        "gdelt",
+    )
+    assert make_context(provider="auto").resolved().providers() == ()
+    for bad, says in (
+        ("bing", "bing"),
+        ("auto,tavily", "auto"),
+        ("gdelt,gdelt", "twice"),
+        ("", "provider must be"),
+    ):
+        with pytest.raises(ConfigError, match=says):
+            make_context(provider=bad).resolved()
+    with pytest.raises(ConfigError, match="corpus_dir"):
+        make_context(provider="wikipedia,corpus").resolved()

@@ -1,7 +1,9 @@
 """Acquisition: finding pages and reading them safely.
 
-The provider interface and ladder (``providers``), the Tavily web search (``tavily``), local
-corpora (``corpus``, ``embedded``) with their index (``corpusindex``) and queries (``ftsquery``),
+The provider interface and ladder (``providers``), every remote provider by name (``catalog``):
+Tavily (``tavily``), SearXNG, Brave, GDELT and Wikipedia (``webproviders``, over one JSON GET
+with bounded retries in ``searchapi``) and DuckDuckGo (``duckduckgo``); local corpora
+(``corpus``, ``embedded``) with their index (``corpusindex``) and queries (``ftsquery``),
 near-duplicate pages (``duplicates``), and the fetcher (``fetcher``) with its policy
 (``fetchpolicy``), network guard (``netguard``), robots.txt (``robots``), Content-Encoding
 decoding (``decompression``) and concurrent runner (``parallel``).

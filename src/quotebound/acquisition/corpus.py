@@ -73,6 +73,8 @@ log = logging.getLogger(__name__)
 class LocalCorpus:
     """A directory of HTML, Markdown, text and PDF documents as a search provider."""
 
+    kind = "corpus"
+
     def __init__(
         self,
         root: Path | str,
@@ -158,14 +160,7 @@ class LocalCorpus:
             except (sqlite3.Error, OSError, ConfigError) as exc:
                 log.warning("corpus %s: search failed: %s", self.name, exc)
                 failure = Reason.PROVIDER_ERROR
-        return search_response(
-            provider=self.name,
-            endpoint=self.endpoint,
-            query=query,
-            started=started,
-            candidates=candidates,
-            failure=failure,
-        )
+        return search_response(self, query, started, candidates=candidates, failure=failure)
 
     def _search(self, query: str, match: str, limit: int) -> tuple[SearchCandidate, ...]:
         if not self._refreshed:

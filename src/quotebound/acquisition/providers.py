@@ -8,11 +8,12 @@ whose ``reason`` says what went wrong, so the audit records every attempt (docs/
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -28,6 +29,7 @@ __all__ = [
     "SearchProvider",
     "SearchResponse",
     "dedupe",
+    "kind_of",
     "raw_content_page",
     "search_response",
     "select_for_fetch",
@@ -88,6 +90,8 @@ class ProviderRun:
     """The provider's name."""
     endpoint: str
     """Where it was asked: an API URL, or ``corpus:<index path>``; never a secret."""
+    kind: str = "web"
+    """What was searched: ``web``, ``news`` or ``corpus``."""
     query: str
     """The query sent."""
     latency_ms: int
@@ -114,23 +118,24 @@ class SearchResponse:
 
 
 def search_response(
-    *,
-    provider: str,
-    endpoint: str,
+    provider: SearchProvider,
     query: str,
     started: float,
+    *,
     candidates: tuple[SearchCandidate, ...] = (),
     failure: Reason | None = None,
 ) -> SearchResponse:
-    """A provider's answer and its run record; ``started`` is a ``time.monotonic()`` reading.
+    """``provider``'s answer to ``query`` and its run record (the provider's name, ``endpoint``
+    attribute and kind); ``started`` is a ``time.monotonic()`` reading.
 
     The run's reason is ``failure`` when the attempt failed, else ``empty_results`` when it
     found nothing.
     """
     reason = failure or (None if candidates else Reason.EMPTY_RESULTS)
     run = ProviderRun(
-        provider=provider,
-        endpoint=endpoint,
+        provider=provider.name,
+        endpoint=str(getattr(provider, "endpoint", "")),
+        kind=kind_of(provider),
         query=query,
         latency_ms=round((time.monotonic() - started) * 1000),
         result_count=len(candidates) if reason is None else 0,
@@ -141,7 +146,11 @@ def search_response(
 
 
 class SearchProvider(Protocol):
-    """A search backend. ``search`` never raises for provider failures: the reason is in the run."""
+    """A search backend. ``search`` never raises for provider failures: the reason is in the run.
+
+    A provider may also have a ``kind``: ``news`` providers are merged by the ladder, all others
+    (``web``, the default, and ``corpus``) fall through.
+    """
 
     name: str
 
@@ -149,7 +158,10 @@ class SearchProvider(Protocol):
 
 
 class ProviderLadder:
-    """Providers tried in order: a failed or empty provider falls through to the next."""
+    """Providers tried in order. A web or corpus provider that fails or finds nothing falls
+    through to the next; news providers all run, and their results are merged: the first news
+    provider in the ladder (the lead) keeps its order, then each other one's results that the
+    lead lacks are appended in ladder order, one per canonical URL."""
 
     def __init__(self, providers: Sequence[SearchProvider]) -> None:
         if not providers:
@@ -157,26 +169,54 @@ class ProviderLadder:
         self.providers = tuple(providers)
 
     async def search(
-        self, query: str, *, max_results: int
+        self, query: str, *, max_results: int, deadline: float | None = None
     ) -> tuple[list[SearchCandidate], list[ProviderRun]]:
-        """Candidates of the first provider that returns any, and every attempt made."""
+        """Candidates (the first web or corpus provider's that returns any, then the merged
+        news) and every attempt made. ``deadline`` (a ``time.time()`` reading) bounds every
+        attempt, its retries included; an attempt cut short is recorded as ``timeout``."""
         runs: list[ProviderRun] = []
+        found: list[SearchCandidate] = []
+        news = [p for p in self.providers if kind_of(p) == "news"]
+        news_answers = asyncio.gather(
+            *(self._attempt(p, query, max_results, deadline) for p in news)
+        )
         for provider in self.providers:
-            try:
-                response = await provider.search(query, max_results=max_results)
-            except SearchError as exc:
-                runs.append(_failed_run(provider.name, query, exc.reason))
+            if kind_of(provider) == "news":
                 continue
+            response = await self._attempt(provider, query, max_results, deadline)
             runs.append(response.run)
             if response.candidates and response.run.reason is None:
-                return list(response.candidates), runs
-        return [], runs
+                found = list(response.candidates)
+                break
+        merged: list[SearchCandidate] = []
+        seen = {c.canonical_url for c in found}
+        for response in await news_answers:
+            runs.append(response.run)
+            for c in response.candidates:
+                if c.canonical_url not in seen:
+                    seen.add(c.canonical_url)
+                    merged.append(replace(c, rank=len(merged) + 1))
+        return found + merged, runs
+
+    @staticmethod
+    async def _attempt(
+        provider: SearchProvider, query: str, max_results: int, deadline: float | None
+    ) -> SearchResponse:
+        started = time.monotonic()
+        left = None if deadline is None else deadline - time.time()
+        try:
+            if left is not None and left <= 0:
+                raise TimeoutError
+            return await asyncio.wait_for(provider.search(query, max_results=max_results), left)
+        except TimeoutError:
+            return search_response(provider, query, started, failure=Reason.TIMEOUT)
+        except SearchError as exc:
+            return search_response(provider, query, started, failure=exc.reason)
 
 
-def _failed_run(provider: str, query: str, reason: Reason) -> ProviderRun:
-    return ProviderRun(
-        provider=provider, endpoint="", query=query, latency_ms=0, result_count=0, reason=reason
-    )
+def kind_of(provider: SearchProvider) -> str:
+    """A provider's kind: ``web`` unless it says otherwise."""
+    return str(getattr(provider, "kind", "web"))
 
 
 def _provider_order(candidates: Iterable[SearchCandidate]) -> dict[str, int]:

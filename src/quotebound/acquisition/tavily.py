@@ -66,11 +66,17 @@ class TavilyProvider:
             )
         self._api_key = api_key if api_key is not None else os.environ.get("TAVILY_API_KEY")
         self.topic = topic
+        self.kind = "news" if topic == "news" else "web"
         self.include_raw_content = include_raw_content
         self.api_base_url = (api_base_url or DEFAULT_TAVILY_URL).rstrip("/")
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.timeout_s = timeout_s
+
+    @property
+    def endpoint(self) -> str:
+        """Where it asks (no key)."""
+        return f"{self.api_base_url}/search"
 
     @property
     def configured(self) -> bool:
@@ -83,7 +89,6 @@ class TavilyProvider:
     async def search(self, query: str, *, max_results: int) -> SearchResponse:
         """Search Tavily; failures come back as the run's reason, never as exceptions."""
         started = time.monotonic()
-        endpoint = f"{self.api_base_url}/search"
         if not self.configured:
             failure: Reason | None = Reason.PROVIDER_UNCONFIGURED
         elif not query.strip() or max_results < 1:
@@ -92,15 +97,9 @@ class TavilyProvider:
             answer, failure = await self._search_with_retries(query, max_results)
             if answer is not None:
                 return search_response(
-                    provider=self.name,
-                    endpoint=endpoint,
-                    query=query,
-                    started=started,
-                    candidates=self._candidates(answer, query, max_results),
+                    self, query, started, candidates=self._candidates(answer, query, max_results)
                 )
-        return search_response(
-            provider=self.name, endpoint=endpoint, query=query, started=started, failure=failure
-        )
+        return search_response(self, query, started, failure=failure)
 
     async def _search_with_retries(
         self, query: str, max_results: int

@@ -15,13 +15,13 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from quotebound.acquisition.catalog import remote_provider, unconfigured_hint
 from quotebound.acquisition.corpus import LocalCorpus
 from quotebound.acquisition.embedded import embedded_corpus
 from quotebound.acquisition.fetcher import Fetcher
 from quotebound.acquisition.fetchpolicy import FetchPolicy
 from quotebound.acquisition.netguard import Resolver
 from quotebound.acquisition.providers import SearchProvider
-from quotebound.acquisition.tavily import TavilyProvider
 from quotebound.context import Context
 from quotebound.errors import ConfigError
 from quotebound.model.chat import chat_model_from_env
@@ -123,19 +123,20 @@ def local_corpus(
     *,
     embedded: Callable[[], LocalCorpus] = embedded_corpus,
 ) -> LocalCorpus | None:
-    """The local corpus a run searches: its ``corpus_dir`` (provider 'corpus', or 'auto' with a
-    directory), the embedded corpus (provider 'embedded', or 'auto' without a directory), or
-    None (provider 'tavily': the web only).
+    """The local corpus a run searches: its ``corpus_dir`` (a ladder naming 'corpus', or 'auto'
+    with a directory), the embedded corpus (a ladder naming 'embedded', or 'auto' without a
+    directory), or None (a ladder of remote providers only).
 
     ``corpus_dir`` must lie inside one of ``roots`` (see :attr:`Deps.corpus_roots`);
     ``embedded`` builds the embedded corpus, which takes seconds the first time (the command
     passes one that says so first).
     """
-    if settings.provider == "tavily":
-        return None
-    if settings.provider == "corpus" or (settings.provider != "embedded" and settings.corpus_dir):
+    ladder = settings.providers()
+    if "corpus" in ladder or (not ladder and settings.corpus_dir):
         return _directory_corpus(settings, roots)
-    return embedded()
+    if "embedded" in ladder or not ladder:
+        return embedded()
+    return None
 
 
 def _directory_corpus(settings: Context, roots: Sequence[Path] | None) -> LocalCorpus:
@@ -157,20 +158,21 @@ def _directory_corpus(settings: Context, roots: Sequence[Path] | None) -> LocalC
 
 
 def _providers(settings: Context, roots: Sequence[Path] | None) -> list[SearchProvider]:
-    """The provider ladder for a run: a failed or empty provider falls through to the next."""
+    """The provider ladder for a run, in order: 'auto' is Tavily when its key is set, then the
+    local corpus. A provider asked for by name that cannot run is a ConfigError naming what it
+    needs: running without it would quietly search less than was asked."""
+    ladder = settings.providers()
+    if not ladder:
+        ladder = ("tavily", "local") if os.environ.get("TAVILY_API_KEY") else ("local",)
     local = local_corpus(settings, roots)
-    if local is None:
-        tavily = _tavily(settings)
-        if not tavily.configured:  # asked for by name: running without it would find nothing
-            raise ConfigError("provider 'tavily' needs TAVILY_API_KEY in the environment")
-        return [tavily]
-    if settings.provider in ("corpus", "embedded") or not os.environ.get("TAVILY_API_KEY"):
-        return [local]
-    return [_tavily(settings), local]  # 'auto' with a key: the web first, then the corpus
-
-
-def _tavily(settings: Context) -> TavilyProvider:
-    return TavilyProvider(
-        topic=settings.tavily_topic or "general",
-        include_raw_content=bool(settings.tavily_raw_content),
-    )
+    out: list[SearchProvider] = []
+    for name in ladder:
+        if name in ("corpus", "embedded", "local"):
+            assert local is not None
+            out.append(local)
+            continue
+        provider = remote_provider(name, settings)
+        if not provider.configured:
+            raise ConfigError(f"provider {name!r} cannot run: {unconfigured_hint(name)}")
+        out.append(provider)
+    return out

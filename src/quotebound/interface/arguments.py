@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import NoReturn, get_args
+from typing import NoReturn
 
 from quotebound.interface.exitcodes import EXIT_USAGE
 
@@ -42,9 +42,22 @@ def _count(raw: str) -> int:
     return value
 
 
+def _ladder(raw: str) -> str:
+    """A provider ladder: 'auto' or known provider names, comma-separated."""
+    from quotebound.context import PROVIDERS
+
+    names = [n.strip() for n in raw.split(",")]
+    unknown = [n for n in names if n not in PROVIDERS]
+    if raw.strip() != "auto" and unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown provider {unknown[0]!r}; choose 'auto' or from {', '.join(PROVIDERS)}"
+        )
+    return raw
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line grammar of every subcommand."""
-    from quotebound.context import PROFILES, ProviderName
+    from quotebound.context import PROFILES, PROVIDERS
     from quotebound.storage.stores import default_store_uri
 
     common = _Parser(add_help=False)
@@ -78,7 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     research.add_argument("--corpus", metavar="DIR", help="search this local corpus directory")
     research.add_argument("--base-url", metavar="URL", help="public URL the corpus is cited under")
-    research.add_argument("--provider", choices=get_args(ProviderName))
+    research.add_argument(
+        "--provider",
+        type=_ladder,
+        metavar="P[,P...]",
+        help="search providers in ladder order: 'auto' or some of " + ", ".join(PROVIDERS),
+    )
     research.add_argument("--profile", choices=sorted(PROFILES))
     research.add_argument(
         "--max-sources", type=_positive_int, metavar="N", help="most sources read (beats profile)"
@@ -116,4 +134,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--keep-last", type=_count, metavar="N", help="always keep the N most recent runs"
     )
     prune.add_argument("--dry-run", action="store_true", help="list what would go, delete nothing")
+
+    providers = sub.add_parser(
+        "providers", parents=[common], help="list the search providers and what each needs"
+    )
+    providers.add_argument(
+        "--check", action="store_true", help="also ask each ready provider one test query"
+    )
     return parser

@@ -1,4 +1,5 @@
-"""What each subcommand of ``quotebound`` does: research, index, verify, show, sources, prune.
+"""What each subcommand of ``quotebound`` does: research, index, verify, show, sources, prune,
+providers.
 
 Each command imports what it needs when it runs (the graph only for research and show), so
 that importing this module for ``--help`` costs nothing. A command returns its exit code
@@ -333,6 +334,33 @@ async def _prune(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --- providers --------------------------------------------------------------------------------
+
+
+async def _providers(args: argparse.Namespace) -> int:
+    """One line per remote provider: name, kind, state, endpoint; with ``--check``, the
+    result of one test query to each ready one. Exit 1 when a checked provider fails."""
+    from quotebound.acquisition.catalog import provider_states, remote_provider
+    from quotebound.context import make_context
+
+    settings = make_context().resolved()
+    failed = 0
+    for state in provider_states(settings):
+        status = "ready" if state.ready else f"not ready: {state.hint}"
+        line = f"{state.name:<13} {state.kind:<5} {status}  {state.endpoint}"
+        if args.check and state.ready:
+            response = await remote_provider(state.name, settings).search(
+                "open source", max_results=3
+            )
+            run = response.run
+            failed += run.reason is not None
+            outcome = run.reason or "ok"
+            line += f"  check: {outcome}, {run.result_count} results, {run.latency_ms} ms"
+        print(line, flush=True)
+    print("local: corpus (--corpus DIR), embedded (the standard library's docs)")
+    return EXIT_ERROR if failed else EXIT_OK
+
+
 HANDLERS: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = {
     "research": _research,
     "index": _index,
@@ -340,5 +368,6 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = 
     "show": _show,
     "sources": _sources,
     "prune": _prune,
+    "providers": _providers,
 }
 """Each subcommand's implementation, by the name the parser gives it (``args.command``)."""

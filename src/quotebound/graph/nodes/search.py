@@ -31,7 +31,14 @@ async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps)
     ladder = ProviderLadder(toolkit.providers)
     queries = state.get("queries") or []
     answers = await asyncio.gather(
-        *(ladder.search(q, max_results=int(settings.search_results or 8)) for q in queries)
+        *(
+            ladder.search(
+                q,
+                max_results=int(settings.search_results or 8),
+                deadline=float(state.get("deadline") or 0) or None,
+            )
+            for q in queries
+        )
     )
     found: list[SearchCandidate] = [c for cands, _ in answers for c in cands]
     runs = [r.to_dict() for _, runs in answers for r in runs]
