@@ -443,35 +443,44 @@ SEARX_ANSWER = {
 }
 
 
+def _searx(home: Path, server: LoopbackServer, *args: str) -> subprocess.CompletedProcess[str]:
+    """``quotebound ARGS`` with QUOTEBOUND_SEARXNG_URL pointing at ``server``."""
+    return subprocess.run(
+        [QUOTEBOUND, *args],
+        env={**_env(home), "QUOTEBOUND_SEARXNG_URL": server.origin},
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+
+
+def _serve_searx(server: LoopbackServer) -> None:
+    server.routes["/search"] = lambda h: respond(
+        h, 200, json.dumps(SEARX_ANSWER).encode(), {"Content-Type": "application/json"}
+    )
+
+
 def test_research_through_searxng_records_its_run(
     tmp_path: Path, http_server: LoopbackServer
 ) -> None:
     """The command with a SearXNG-compatible server on loopback: the ladder asks it, the JSON
     report lists its run; its results are fetched like any lead (here they cannot be reached:
     no network), so the run ends in insufficient evidence, saying why for each source."""
-    http_server.routes["/search"] = lambda h: respond(
-        h, 200, json.dumps(SEARX_ANSWER).encode(), {"Content-Type": "application/json"}
-    )
-    env = {**_env(tmp_path), "QUOTEBOUND_SEARXNG_URL": http_server.origin}
-    done = subprocess.run(
-        [
-            QUOTEBOUND,
-            "research",
-            QUESTION,
-            "--provider",
-            "searxng",
-            "--store",
-            "memory",
-            "--format",
-            "json",
-            "-q",
-        ],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
+    _serve_searx(http_server)
+    done = _searx(
+        tmp_path,
+        http_server,
+        "research",
+        QUESTION,
+        "--provider",
+        "searxng",
+        "--store",
+        "memory",
+        "--format",
+        "json",
+        "-q",
     )
     assert done.returncode == 3, done.stderr
     out = json.loads(done.stdout)
@@ -486,6 +495,31 @@ def test_research_through_searxng_records_its_run(
         "https://harbor.example/faq",
     }
     assert all(s["reason"] for s in failed)
+
+
+def test_a_second_run_uses_the_kept_search_answers(
+    tmp_path: Path, http_server: LoopbackServer
+) -> None:
+    _serve_searx(http_server)
+    store = f"sqlite:{tmp_path / 'runs.sqlite'}"
+    research = ["research", QUESTION, "--provider", "searxng", "--store", store]
+    research += ["--format", "json", "-q"]
+
+    def run(*extra: str) -> tuple[set[str], int]:
+        done = _searx(tmp_path, http_server, *research, *extra)
+        assert done.returncode == 3, done.stderr
+        runs = json.loads(done.stdout)["audit"]["provider_runs"]
+        return {r["cache_status"] for r in runs}, http_server.hits["/search"]
+
+    statuses, asked = run()
+    assert statuses == {"miss"} and asked > 0
+    assert run() == ({"hit"}, asked)  # nothing asked of the provider again
+    assert run("--no-cache") == ({"n/a"}, 2 * asked)
+    pruned = _searx(tmp_path, http_server, "prune", "--keep-last", "0", "--store", store)
+    assert pruned.returncode == 0 and "quotebound:cache" not in pruned.stdout
+    cleared = _searx(tmp_path, http_server, "cache", "clear", "--store", store)
+    assert cleared.returncode == 0 and "answer(s) removed" in cleared.stdout
+    assert run()[0] == {"miss"}
 
 
 def test_providers_lists_each_with_what_it_needs(tmp_path: Path) -> None:

@@ -18,8 +18,14 @@ from langgraph.store.memory import InMemoryStore
 
 from quotebound.acquisition.duckduckgo import DuckDuckGoProvider
 from quotebound.acquisition.fetchpolicy import FetchPolicy
-from quotebound.acquisition.providers import ProviderLadder
+from quotebound.acquisition.providers import ProviderLadder, SearchCandidate, search_response
 from quotebound.acquisition.searchapi import get_json
+from quotebound.acquisition.searchcache import (
+    FAILURE_TTL_S,
+    SearchCache,
+    clear_search_cache,
+    prune_search_cache,
+)
 from quotebound.acquisition.webproviders import (
     BraveProvider,
     GdeltProvider,
@@ -400,3 +406,95 @@ async def test_a_run_answers_from_searxng_results_it_fetched(http_server: Loopba
     assert "ten minutes" in out["findings"][0]["quote"]
     runs = out["audit"]["provider_runs"]
     assert runs[0]["provider"] == "searxng" and runs[0]["kind"] == "web"
+
+
+class Counting:
+    """A remote provider that counts what it is asked."""
+
+    name = "counting"
+    kind = "web"
+    endpoint = "https://search.example/api"
+
+    def __init__(self, *, fail: bool = False, raw: bool = False) -> None:
+        self.asked: list[str] = []
+        self.fail = fail
+        self.raw = raw
+
+    async def search(self, query: str, *, max_results: int) -> Any:
+        self.asked.append(query)
+        rows = (
+            ()
+            if self.fail
+            else tuple(
+                SearchCandidate(
+                    url=f"https://site.example/{i}",
+                    title=f"Result {i}",
+                    snippet="s",
+                    rank=i,
+                    provider=self.name,
+                    query=query,
+                    raw_content="# page" if self.raw else None,
+                )
+                for i in range(1, 3)
+            )
+        )
+        return search_response(
+            self,
+            query,
+            time.monotonic(),
+            candidates=rows,
+            failure=Reason.CONNECTION if self.fail else None,
+        )
+
+
+async def test_the_cache_answers_a_repeated_query_without_asking() -> None:
+    now = [1000.0]
+    store = InMemoryStore()
+    provider = Counting()
+    ladder = ProviderLadder([provider], cache=SearchCache(store, ttl_s=3600, clock=lambda: now[0]))
+    first, runs1 = await ladder.search("Tern  Cache", max_results=5)
+    again, runs2 = await ladder.search("tern cache", max_results=5)  # case and spaces folded
+    assert provider.asked == ["Tern  Cache"]
+    assert [r.cache_status for r in runs1 + runs2] == ["miss", "hit"]
+    assert [(c.url, c.rank, c.title) for c in again] == [(c.url, c.rank, c.title) for c in first]
+    assert runs2[0].result_count == 2 and runs2[0].query == "tern cache"
+    now[0] += 3601
+    await ladder.search("tern cache", max_results=5)
+    assert len(provider.asked) == 2  # expired: asked again
+    await ladder.search("tern cache", max_results=6)
+    assert len(provider.asked) == 3  # other parameters, other entry
+
+
+async def test_failures_are_kept_briefly_and_page_content_never() -> None:
+    now = [1000.0]
+    store = InMemoryStore()
+    cache = SearchCache(store, ttl_s=3600, clock=lambda: now[0])
+    down = Counting(fail=True)
+    ladder = ProviderLadder([down], cache=cache)
+    await ladder.search("q", max_results=3)
+    _, runs = await ladder.search("q", max_results=3)
+    assert runs[0].cache_status == "hit" and runs[0].reason == "connection"
+    now[0] += FAILURE_TTL_S + 1
+    await ladder.search("q", max_results=3)
+    assert len(down.asked) == 2
+    raw = Counting(raw=True)
+    raw_ladder = ProviderLadder([raw], cache=cache)
+    await raw_ladder.search("r", max_results=3)
+    await raw_ladder.search("r", max_results=3)
+    assert len(raw.asked) == 2
+
+
+async def test_clear_and_prune_the_cache() -> None:
+    store = InMemoryStore()
+    cache = SearchCache(store, ttl_s=10, clock=lambda: 1000.0)
+    ladder = ProviderLadder([Counting()], cache=cache)
+    for q in ("a", "b", "c"):
+        await ladder.search(q, max_results=3)
+    assert await prune_search_cache(store, now=1005.0) == 0
+    assert await prune_search_cache(store, now=1005.0, max_bytes=1) == 3  # over the cap
+    for q in ("a", "b"):
+        await ladder.search(q, max_results=3)
+    assert await prune_search_cache(store, now=2000.0) == 2  # expired
+    await ladder.search("d", max_results=3)
+    assert await clear_search_cache(store) == 1
+    assert await clear_search_cache(store) == 0

@@ -99,7 +99,7 @@ class ProviderRun:
     result_count: int
     """How many candidates it returned."""
     cache_status: str = "n/a"
-    """``miss``, ``hit`` or ``n/a`` when the provider has no cache."""
+    """``hit`` (a kept answer), ``miss`` (asked, then kept) or ``n/a`` (no cache)."""
     reason: str | None = None
     """A :class:`Reason` value when the attempt failed or was empty, else None."""
 
@@ -157,16 +157,35 @@ class SearchProvider(Protocol):
     async def search(self, query: str, *, max_results: int) -> SearchResponse: ...
 
 
+class AnswerCache(Protocol):
+    """Where a ladder keeps providers' answers (see :mod:`quotebound.acquisition.searchcache`)."""
+
+    def cacheable(self, provider: SearchProvider) -> bool: ...
+
+    async def get(
+        self, provider: SearchProvider, query: str, max_results: int
+    ) -> SearchResponse | None: ...
+
+    async def put(
+        self, provider: SearchProvider, query: str, max_results: int, response: SearchResponse
+    ) -> None: ...
+
+
 class ProviderLadder:
     """Providers tried in order. A web or corpus provider that fails or finds nothing falls
     through to the next; news providers all run, and their results are merged: the first news
     provider in the ladder (the lead) keeps its order, then each other one's results that the
-    lead lacks are appended in ladder order, one per canonical URL."""
+    lead lacks are appended in ladder order, one per canonical URL. With a ``cache``, a fresh
+    kept answer is used instead of asking (the run's ``cache_status`` is ``hit``), and what a
+    provider answers is kept (``miss``)."""
 
-    def __init__(self, providers: Sequence[SearchProvider]) -> None:
+    def __init__(
+        self, providers: Sequence[SearchProvider], *, cache: AnswerCache | None = None
+    ) -> None:
         if not providers:
             raise ValueError("a provider ladder needs at least one provider, got none")
         self.providers = tuple(providers)
+        self.cache = cache
 
     async def search(
         self, query: str, *, max_results: int, deadline: float | None = None
@@ -178,12 +197,12 @@ class ProviderLadder:
         found: list[SearchCandidate] = []
         news = [p for p in self.providers if kind_of(p) == "news"]
         news_answers = asyncio.gather(
-            *(self._attempt(p, query, max_results, deadline) for p in news)
+            *(self._cached(p, query, max_results, deadline) for p in news)
         )
         for provider in self.providers:
             if kind_of(provider) == "news":
                 continue
-            response = await self._attempt(provider, query, max_results, deadline)
+            response = await self._cached(provider, query, max_results, deadline)
             runs.append(response.run)
             if response.candidates and response.run.reason is None:
                 found = list(response.candidates)
@@ -197,6 +216,19 @@ class ProviderLadder:
                     seen.add(c.canonical_url)
                     merged.append(replace(c, rank=len(merged) + 1))
         return found + merged, runs
+
+    async def _cached(
+        self, provider: SearchProvider, query: str, max_results: int, deadline: float | None
+    ) -> SearchResponse:
+        if self.cache is None or not self.cache.cacheable(provider):
+            return await self._attempt(provider, query, max_results, deadline)
+        kept = await self.cache.get(provider, query, max_results)
+        if kept is not None:
+            return kept
+        response = await self._attempt(provider, query, max_results, deadline)
+        if response.run.reason != Reason.TIMEOUT:  # cut short by this run's budget, not an answer
+            await self.cache.put(provider, query, max_results, response)
+        return replace(response, run=replace(response.run, cache_status="miss"))
 
     @staticmethod
     async def _attempt(

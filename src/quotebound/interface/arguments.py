@@ -102,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-sources", type=_positive_int, metavar="N", help="most sources read (beats profile)"
     )
     research.add_argument("--thread-id", metavar="ID", help="letters, digits, '-', '_'")
+    research.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="ask the search providers again instead of using answers kept from earlier runs",
+    )
 
     index = sub.add_parser("index", parents=[common], help="build or refresh a corpus index")
     index.add_argument("directory", metavar="DIR")
@@ -134,6 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--keep-last", type=_count, metavar="N", help="always keep the N most recent runs"
     )
     prune.add_argument("--dry-run", action="store_true", help="list what would go, delete nothing")
+
+    cache = sub.add_parser(
+        "cache", parents=[common, store], help="the search answers kept in the run database"
+    )
+    cache.add_argument("action", choices=["clear"], help="clear: remove every kept answer")
 
     providers = sub.add_parser(
         "providers", parents=[common], help="list the search providers and what each needs"

@@ -1,5 +1,5 @@
 """What each subcommand of ``quotebound`` does: research, index, verify, show, sources, prune,
-providers.
+cache, providers.
 
 Each command imports what it needs when it runs (the graph only for research and show), so
 that importing this module for ``--help`` costs nothing. A command returns its exit code
@@ -60,6 +60,7 @@ async def _research(args: argparse.Namespace) -> int:
     explicit: dict[str, Any] = {
         "provider": args.provider,
         "max_sources": args.max_sources,
+        "search_cache_hours": 0 if args.no_cache else None,
     }
     if args.corpus:
         explicit["corpus_dir"] = str(Path(args.corpus).expanduser().resolve())
@@ -310,6 +311,7 @@ def _print_sources(pages: Sequence[RawPage]) -> None:
 
 
 async def _prune(args: argparse.Namespace) -> int:
+    from quotebound.acquisition.searchcache import prune_search_cache
     from quotebound.storage.retention import parse_duration, prune_threads, require_criteria
     from quotebound.storage.stores import open_store
 
@@ -330,7 +332,20 @@ async def _prune(args: argparse.Namespace) -> int:
             dry_run=args.dry_run,
             on_thread=line,
         )
+        expired = 0 if args.dry_run else await prune_search_cache(handle.store)
     print(report.summary())
+    if expired:
+        print(f"search cache: {expired} expired or over-cap answer(s) removed")
+    return EXIT_OK
+
+
+async def _cache(args: argparse.Namespace) -> int:
+    from quotebound.acquisition.searchcache import clear_search_cache
+    from quotebound.storage.stores import open_store
+
+    async with open_store(args.store) as handle:
+        removed = await clear_search_cache(handle.store)
+    print(f"search cache cleared: {removed} answer(s) removed")
     return EXIT_OK
 
 
@@ -369,5 +384,6 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = 
     "sources": _sources,
     "prune": _prune,
     "providers": _providers,
+    "cache": _cache,
 }
 """Each subcommand's implementation, by the name the parser gives it (``args.command``)."""

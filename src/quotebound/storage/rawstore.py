@@ -26,6 +26,7 @@ from quotebound.urls import canonical_url, source_id
 __all__ = [
     "RawPage",
     "get_raw_page",
+    "is_thread_id",
     "list_raw_pages",
     "page_text",
     "parsed_page",
@@ -38,9 +39,14 @@ __all__ = [
 _THREAD_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 
 
+def is_thread_id(label: object) -> bool:
+    """Whether ``label`` can be a thread id: 1-128 letters, digits, ``-`` or ``_``."""
+    return isinstance(label, str) and _THREAD_ID.fullmatch(label) is not None
+
+
 def validate_thread_id(thread_id: str) -> str:
     """Return ``thread_id`` if it can be a Store namespace label (letters, digits, ``-``, ``_``)."""
-    if not isinstance(thread_id, str) or not _THREAD_ID.fullmatch(thread_id):
+    if not is_thread_id(thread_id):
         raise ConfigError(
             f"thread id must be 1-128 letters, digits, '-' or '_' (no '.'), got {thread_id!r}"
         )

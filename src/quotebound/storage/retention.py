@@ -22,6 +22,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore, PutOp
 
 from quotebound.errors import ConfigError
+from quotebound.storage.rawstore import is_thread_id
 
 __all__ = [
     "PruneReport",
@@ -109,6 +110,8 @@ async def list_threads(store: BaseStore, checkpointer: BaseCheckpointSaver) -> l
             datetime.fromisoformat(saved.checkpoint["ts"]),
         )
     for (thread_id,) in await _top_namespaces(store):
+        if not is_thread_id(thread_id):  # the search cache's label, say: not a thread
+            continue
         offset = 0
         while batch := await store.asearch((thread_id,), limit=_PAGE, offset=offset):
             for item in batch:

@@ -13,6 +13,7 @@ from quotebound.acquisition.providers import (
     dedupe,
     raw_content_page,
 )
+from quotebound.acquisition.searchcache import SearchCache
 from quotebound.context import Context
 from quotebound.graph.deps import Deps
 from quotebound.graph.events import emit
@@ -28,7 +29,10 @@ async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps)
     """Run every query through the ladder; store provider raw content as pages of this thread."""
     settings = Context(**state["settings"])
     toolkit = deps.toolkit(settings)
-    ladder = ProviderLadder(toolkit.providers)
+    hours = float(settings.search_cache_hours or 0)
+    store = runtime.store
+    cache = SearchCache(store, ttl_s=hours * 3600) if store is not None and hours else None
+    ladder = ProviderLadder(toolkit.providers, cache=cache)
     queries = state.get("queries") or []
     answers = await asyncio.gather(
         *(
