@@ -34,6 +34,8 @@ class Reason(StrEnum):
     CONNECTION = "connection"
     TIMEOUT = "timeout"
     HTTP_STATUS = "http_status"
+    PROXY_ERROR = "proxy_error"
+    """The configured proxy refused, failed or is cooling down after failing."""
     RATE_LIMITED = "rate_limited"
     """A search API still refused (429/503, or its client's rate-limit error) after retries."""
     TOO_LARGE = "too_large"

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quotebound.acquisition.duckduckgo import DuckDuckGoProvider
+from quotebound.acquisition.proxies import proxy_settings
 from quotebound.acquisition.tavily import TavilyProvider
 from quotebound.acquisition.webproviders import (
     BraveProvider,
@@ -25,13 +26,15 @@ _BUILDERS: dict[str, Callable[[Context], Any]] = {
     "tavily": lambda s: TavilyProvider(
         topic=s.tavily_topic or "general", include_raw_content=bool(s.tavily_raw_content)
     ),
-    "searxng": lambda s: SearxngProvider(),
-    "searxng-news": lambda s: SearxngProvider(category="news"),
+    "searxng": lambda s: SearxngProvider(proxies=proxy_settings()),
+    "searxng-news": lambda s: SearxngProvider(category="news", proxies=proxy_settings()),
     "duckduckgo": lambda s: DuckDuckGoProvider(),
-    "brave": lambda s: BraveProvider(),
-    "brave-news": lambda s: BraveProvider(news=True),
-    "gdelt": lambda s: GdeltProvider(),
-    "wikipedia": lambda s: WikipediaProvider(language=s.wikipedia_language or "en"),
+    "brave": lambda s: BraveProvider(proxies=proxy_settings()),
+    "brave-news": lambda s: BraveProvider(news=True, proxies=proxy_settings()),
+    "gdelt": lambda s: GdeltProvider(proxies=proxy_settings()),
+    "wikipedia": lambda s: WikipediaProvider(
+        language=s.wikipedia_language or "en", proxies=proxy_settings()
+    ),
 }
 REMOTE: tuple[str, ...] = tuple(_BUILDERS)
 """The remote providers, in the order ``quotebound providers`` lists them."""

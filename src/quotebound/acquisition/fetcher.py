@@ -16,7 +16,6 @@ redirect is an HTTP status the fetcher refuses to follow further.
 from __future__ import annotations
 
 import asyncio
-import ssl
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,8 +29,10 @@ import httpx
 
 from quotebound.acquisition.decompression import BodyDecoder
 from quotebound.acquisition.fetchpolicy import FetchPolicy
+from quotebound.acquisition.neterrors import network_reason
 from quotebound.acquisition.netguard import Resolver, Target, Vetted, safe_url
 from quotebound.acquisition.parallel import FetchFailure, run_until
+from quotebound.acquisition.proxies import ProxyCooldown
 from quotebound.acquisition.robots import RobotsCache
 from quotebound.errors import FetchError, Reason
 from quotebound.storage.rawstore import RawPage
@@ -88,6 +89,7 @@ class Fetcher:
         self._guard = self.policy.guard(resolver)
         self._robots = RobotsCache(self._load_robots, user_agent=self.policy.user_agent)
         self._clients: dict[str, httpx.AsyncClient] = {}
+        self._cooldown = ProxyCooldown()
         self._deadline = time.monotonic() + self.policy.run_budget_s
 
     async def __aenter__(self) -> Self:
@@ -209,29 +211,50 @@ class Fetcher:
     async def _exchange(
         self, vetted: Vetted, *, document: bool, max_bytes: int
     ) -> tuple[_Reply, str | None]:
-        """One request to the vetted address: the reply, or the redirect location."""
+        """One request to the vetted address (or, through a proxy, to the vetted name): the
+        reply, or the redirect location."""
         target = vetted.target
-        client = self._client(target.host)
+        proxy = self.policy.proxies.for_url(target.scheme, target.host)
         headers = {
-            "Host": target.host_header,
             "User-Agent": self.policy.user_agent,
             "Accept": ", ".join(sorted(self.policy.allowed_types)) + ", */*;q=0.1",
             "Accept-Encoding": "gzip, deflate",
         }
-        extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
-        try:
+        if proxy is None:
+            client = self._client(target.host)
+            headers["Host"] = target.host_header
+            sni = {"sni_hostname": target.host} if target.scheme == "https" else {}
             request = client.build_request(
-                "GET", vetted.connect_url, headers=headers, extensions=extensions
+                "GET", vetted.connect_url, headers=headers, extensions=sni
             )
+        else:  # the proxy connects by name: the guard vetted it, the proxy resolves it again
+            if self._cooldown.cooling(proxy):
+                shown = self.policy.proxies.shown(proxy)
+                raise FetchError(Reason.PROXY_ERROR, f"{shown} is cooling down after failures")
+            client = self._client(target.host, proxy=proxy)
+            request = client.build_request("GET", target.url, headers=headers)
+        try:
             response = await client.send(request, stream=True)
             try:
-                return await self._read_reply(target, response, document, max_bytes)
+                reply = await self._read_reply(target, response, document, max_bytes)
             finally:
                 await response.aclose()
         except httpx.InvalidURL as exc:
             raise FetchError(Reason.INVALID_URL, f"malformed URL {safe_url(target.url)}") from exc
+        except (httpx.ProxyError, httpx.ConnectError) as exc:
+            if proxy is None:
+                raise _network_error(exc, target) from exc
+            self._cooldown.failed(proxy)
+            shown = self.policy.proxies.shown(proxy)
+            raise FetchError(
+                Reason.PROXY_ERROR,
+                f"{shown} failed ({type(exc).__name__}) for {safe_url(target.url)}",
+            ) from None
         except httpx.HTTPError as exc:
             raise _network_error(exc, target) from exc
+        if proxy is not None:
+            self._cooldown.worked(proxy)
+        return reply
 
     async def _read_reply(
         self, target: Target, response: httpx.Response, document: bool, max_bytes: int
@@ -275,19 +298,21 @@ class Fetcher:
         body += decoder.flush()
         return bytes(body)
 
-    def _client(self, host: str) -> httpx.AsyncClient:
-        """One client per host name, so a TLS connection verified for one name is never reused
-        for another name on the same address."""
-        client = self._clients.get(host)
+    def _client(self, host: str, *, proxy: str | None = None) -> httpx.AsyncClient:
+        """One client per host name (and proxy), so a TLS connection verified for one name is
+        never reused for another name on the same address."""
+        key = host if proxy is None else f"{host} via {proxy}"
+        client = self._clients.get(key)
         if client is None:
             limit = self.policy.concurrency
             client = httpx.AsyncClient(
                 follow_redirects=False,
-                trust_env=False,  # proxies would connect by name, not to the vetted address
+                trust_env=False,  # only the proxy mode chooses a proxy
+                proxy=proxy,
                 timeout=httpx.Timeout(self.policy.timeout_s),
                 limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
             )
-            self._clients[host] = client
+            self._clients[key] = client
         return client
 
     def _page(self, url: str, reply: _Reply) -> RawPage:
@@ -360,21 +385,14 @@ def _retry_after_seconds(value: str | None) -> float | None:
 
 def _network_error(exc: httpx.HTTPError, target: Target) -> FetchError:
     where = safe_url(target.url)
-    if isinstance(exc, httpx.TimeoutException):
-        return FetchError(Reason.TIMEOUT, f"{type(exc).__name__} at {where}")
-    if _caused_by_tls(exc):
-        return FetchError(Reason.TLS, f"TLS handshake or certificate check failed: {where}")
-    if isinstance(exc, httpx.UnsupportedProtocol):
-        return FetchError(Reason.INVALID_URL, f"unsupported protocol: {where}")
+    reason = network_reason(exc)
+    details = {
+        Reason.TIMEOUT: f"{type(exc).__name__} at {where}",
+        Reason.TLS: f"TLS handshake or certificate check failed: {where}",
+        Reason.INVALID_URL: f"unsupported protocol: {where}",
+    }
     if isinstance(exc, httpx.ConnectError):
-        return FetchError(Reason.CONNECTION, f"cannot connect to {target.host_header}: {where}")
-    return FetchError(Reason.CONNECTION, f"{type(exc).__name__} from {where}")
-
-
-def _caused_by_tls(exc: BaseException) -> bool:
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, ssl.SSLError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
+        fallback = f"cannot connect to {target.host_header}: {where}"
+    else:
+        fallback = f"{type(exc).__name__} from {where}"
+    return FetchError(reason, details.get(reason, fallback))

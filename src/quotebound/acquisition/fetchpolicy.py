@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from quotebound.acquisition.netguard import NetGuard, Resolver
+from quotebound.acquisition.proxies import ProxySettings
 from quotebound.errors import ConfigError
 from quotebound.text.documents import SUPPORTED_TYPES
 
@@ -46,6 +47,8 @@ class FetchPolicy:
     """Requests in flight at once in :meth:`Fetcher.fetch_many`."""
     allow_loopback_origins: frozenset[str] = field(default_factory=frozenset)
     """Exact origins (``http://127.0.0.1:8765``) exempt from the loopback and port rules: tests."""
+    proxies: ProxySettings = field(default_factory=ProxySettings)
+    """Which proxy requests go through (:mod:`quotebound.acquisition.proxies`); none by default."""
 
     def guard(self, resolver: Resolver | None = None) -> NetGuard:
         """The SSRF guard for this policy's ports and loopback allow-list."""

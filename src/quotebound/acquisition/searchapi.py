@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import ssl
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,7 +23,9 @@ from typing import Any
 
 import httpx
 
+from quotebound.acquisition.neterrors import network_reason
 from quotebound.acquisition.providers import SearchCandidate, SearchResponse, search_response
+from quotebound.acquisition.proxies import ProxySettings
 from quotebound.errors import Reason
 
 __all__ = ["Hit", "JsonAnswer", "JsonSearchProvider", "Request", "check_retries", "get_json"]
@@ -56,14 +57,17 @@ async def get_json(
     backoff_s: float = 0.5,
     deadline: float | None = None,
     client: httpx.AsyncClient | None = None,
+    proxy: str | None = None,
 ) -> JsonAnswer:
     """GET ``url`` with ``params``; the JSON body of a 200, or the reason there is none.
 
     ``deadline`` is a ``time.monotonic()`` reading after which no retry starts and no request
-    outlasts; ``client`` lets tests and callers share a connection pool.
+    outlasts; ``client`` lets tests and callers share a connection pool; ``proxy`` is the proxy
+    URL to go through (:mod:`quotebound.acquisition.proxies`), None to connect directly.
     """
     own = client is None
-    http = client or httpx.AsyncClient(follow_redirects=False)
+    # Only the proxy mode chooses a proxy: the environment's variables are not read here.
+    http = client or httpx.AsyncClient(follow_redirects=False, trust_env=False, proxy=proxy)
     try:
         for attempt in range(retries + 1):
             left = _left(deadline)
@@ -78,7 +82,7 @@ async def get_json(
                     timeout=min(timeout_s, left) if left is not None else timeout_s,
                 )
             except httpx.HTTPError as exc:
-                return JsonAnswer(failure=_network_reason(exc))
+                return JsonAnswer(failure=network_reason(exc))
             if reply.status_code in _RETRY_STATUSES:
                 wait = _retry_after(reply.headers.get("retry-after"), backoff_s * 2**attempt)
                 log.info("%s answered %d (attempt %d)", _host(url), reply.status_code, attempt + 1)
@@ -129,6 +133,7 @@ class JsonSearchProvider:
     """A search provider behind a JSON API: subclasses say how to ask (:meth:`request`) and
     how to read the answer (:meth:`hits`); asking, retrying and recording are done here.
 
+    ``proxies`` says which proxy its requests go through (none by default).
     ``search`` never raises for the provider's failures: an unconfigured provider (see
     :attr:`configured`) makes no request and reports ``provider_unconfigured``; a failed
     request reports its reason; an answer of an unexpected shape is ``provider_error``.
@@ -144,12 +149,14 @@ class JsonSearchProvider:
         retries: int = 2,
         backoff_s: float = 0.5,
         client: httpx.AsyncClient | None = None,
+        proxies: ProxySettings | None = None,
     ) -> None:
         check_retries(self.name, retries=retries, backoff_s=backoff_s, timeout_s=timeout_s)
         self.timeout_s = timeout_s
         self.retries = retries
         self.backoff_s = backoff_s
         self._client = client
+        self.proxies = proxies or ProxySettings()
 
     @property
     def configured(self) -> bool:
@@ -187,6 +194,7 @@ class JsonSearchProvider:
                 retries=self.retries,
                 backoff_s=self.backoff_s,
                 client=self._client,
+                proxy=self.proxies.for_url(httpx.URL(ask.url).scheme, httpx.URL(ask.url).host),
             )
             failure = answer.failure
             if failure is None:
@@ -242,22 +250,6 @@ def _retry_after(value: str | None, default: float) -> float:
             except (TypeError, ValueError, IndexError, OverflowError):
                 seconds = default
     return min(max(seconds, 0.0), _MAX_WAIT_S)
-
-
-def _network_reason(exc: httpx.HTTPError) -> Reason:
-    if isinstance(exc, httpx.TimeoutException):
-        return Reason.TIMEOUT
-    cause: BaseException | None = exc
-    while cause is not None:
-        if isinstance(cause, ssl.SSLError):
-            return Reason.TLS
-        text = str(cause).lower()
-        if "name or service not known" in text or "nodename nor servname" in text:
-            return Reason.DNS
-        if "temporary failure in name resolution" in text or "getaddrinfo" in text:
-            return Reason.DNS
-        cause = cause.__cause__ or cause.__context__
-    return Reason.CONNECTION
 
 
 def _host(url: str) -> str:

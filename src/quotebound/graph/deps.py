@@ -22,6 +22,7 @@ from quotebound.acquisition.fetcher import Fetcher
 from quotebound.acquisition.fetchpolicy import FetchPolicy
 from quotebound.acquisition.netguard import Resolver
 from quotebound.acquisition.providers import SearchProvider
+from quotebound.acquisition.proxies import PROXY_VARIABLES, proxy_settings
 from quotebound.context import Context
 from quotebound.errors import ConfigError
 from quotebound.model.chat import chat_model_from_env
@@ -71,6 +72,7 @@ class Deps:
             os.environ.get("TAVILY_API_KEY") is not None,
             os.environ.get("OPENAI_API_KEY") is not None,
             os.environ.get("OPENAI_BASE_URL"),
+            *(os.environ.get(name) for name in PROXY_VARIABLES),
         )
         with self._lock:  # nodes run in worker threads too
             if key not in self._cache:
@@ -93,12 +95,13 @@ class Deps:
             run_budget_s=float(settings.time_budget_s or policy.run_budget_s),
             respect_robots=bool(settings.respect_robots),
         )
-        if self.fetch_policy is None:  # an explicit policy keeps its own caps
+        if self.fetch_policy is None:  # an explicit policy keeps its own caps and proxies
             cap = settings.page_bytes()
             policy = replace(
                 policy,
                 max_bytes=cap,
                 max_decompressed_bytes=max(policy.max_decompressed_bytes, 4 * cap),
+                proxies=proxy_settings(),
             )
         model = self.chat_model
         if model is None and settings.composer != "extractive":

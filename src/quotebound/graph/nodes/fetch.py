@@ -184,6 +184,13 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
         tier=min((p.trust_tier for _, p in ok), default=None),
         gate=gate.to_dict(),
     )
+    notes = [f"fetch: {g}" for g in gate.warnings]
+    proxies = toolkit.fetch_policy.proxies
+    if proxies.mode != "off":
+        notes.append(
+            f"fetch: through the {proxies.mode} proxy, which resolves each name again after the "
+            "network guard checked it: a DNS rebinding window the guard cannot close"
+        )
     update: dict[str, Any] = {
         "fetched": fetched_now,
         "failed": failed_now,
@@ -191,7 +198,7 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
         "text_chars": all_chars,
         "gates": [{**gate.to_dict(), "round": round_no}],
         "records": records,
-        "warnings": new_warnings(state, (f"fetch: {g}" for g in gate.warnings)),
+        "warnings": new_warnings(state, notes),
     }
     emit(runtime, merged(state, update), "fetch", f"{len(ok)} read, {len(bad)} failed")
     return update
