@@ -15,7 +15,12 @@ import logging
 import time
 from typing import Any, Protocol
 
-from quotebound.acquisition.providers import SearchCandidate, SearchResponse, search_response
+from quotebound.acquisition.providers import (
+    SearchCandidate,
+    SearchResponse,
+    refusal,
+    search_response,
+)
 from quotebound.acquisition.searchapi import check_retries
 from quotebound.errors import Reason
 
@@ -65,11 +70,8 @@ class DuckDuckGoProvider:
     async def search(self, query: str, *, max_results: int) -> SearchResponse:
         started = time.monotonic()
         candidates: tuple[SearchCandidate, ...] = ()
-        if not self.configured:
-            failure: Reason | None = Reason.PROVIDER_UNCONFIGURED
-        elif not query.strip() or max_results < 1:
-            failure = Reason.EMPTY_RESULTS
-        else:
+        failure = refusal(configured=self.configured, query=query, max_results=max_results)
+        if failure is None:
             rows, failure = await self._rows(query, max_results)
             candidates = self._candidates(rows, query, max_results)
         return search_response(self, query, started, candidates=candidates, failure=failure)

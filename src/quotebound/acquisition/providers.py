@@ -31,6 +31,7 @@ __all__ = [
     "dedupe",
     "kind_of",
     "raw_content_page",
+    "refusal",
     "search_response",
     "select_for_fetch",
 ]
@@ -244,6 +245,16 @@ class ProviderLadder:
             return search_response(provider, query, started, failure=Reason.TIMEOUT)
         except SearchError as exc:
             return search_response(provider, query, started, failure=exc.reason)
+
+
+def refusal(*, configured: bool, query: str, max_results: int) -> Reason | None:
+    """Why a provider answers without asking anyone: ``provider_unconfigured`` when it lacks a
+    key or an endpoint, ``empty_results`` for a blank query or no results wanted; else None."""
+    if not configured:
+        return Reason.PROVIDER_UNCONFIGURED
+    if not query.strip() or max_results < 1:
+        return Reason.EMPTY_RESULTS
+    return None
 
 
 def kind_of(provider: SearchProvider) -> str:

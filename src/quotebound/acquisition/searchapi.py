@@ -24,7 +24,12 @@ from typing import Any
 import httpx
 
 from quotebound.acquisition.neterrors import network_reason
-from quotebound.acquisition.providers import SearchCandidate, SearchResponse, search_response
+from quotebound.acquisition.providers import (
+    SearchCandidate,
+    SearchResponse,
+    refusal,
+    search_response,
+)
 from quotebound.acquisition.proxies import ProxySettings
 from quotebound.errors import Reason
 
@@ -178,13 +183,9 @@ class JsonSearchProvider:
 
     async def search(self, query: str, *, max_results: int) -> SearchResponse:
         started = time.monotonic()
-        failure: Reason | None = None
         candidates: tuple[SearchCandidate, ...] = ()
-        if not self.configured:
-            failure = Reason.PROVIDER_UNCONFIGURED
-        elif not query.strip() or max_results < 1:
-            failure = Reason.EMPTY_RESULTS
-        else:
+        failure = refusal(configured=self.configured, query=query, max_results=max_results)
+        if failure is None:
             ask = self.request(query, max_results)
             answer = await get_json(
                 ask.url,

@@ -24,7 +24,12 @@ from tavily.errors import (
 )
 from tavily.errors import TimeoutError as TavilyTimeoutError
 
-from quotebound.acquisition.providers import SearchCandidate, SearchResponse, search_response
+from quotebound.acquisition.providers import (
+    SearchCandidate,
+    SearchResponse,
+    refusal,
+    search_response,
+)
 from quotebound.errors import Reason
 
 __all__ = ["DEFAULT_TAVILY_URL", "MAX_RESULTS", "TavilyProvider"]
@@ -89,11 +94,8 @@ class TavilyProvider:
     async def search(self, query: str, *, max_results: int) -> SearchResponse:
         """Search Tavily; failures come back as the run's reason, never as exceptions."""
         started = time.monotonic()
-        if not self.configured:
-            failure: Reason | None = Reason.PROVIDER_UNCONFIGURED
-        elif not query.strip() or max_results < 1:
-            failure = Reason.EMPTY_RESULTS
-        else:
+        failure = refusal(configured=self.configured, query=query, max_results=max_results)
+        if failure is None:
             answer, failure = await self._search_with_retries(query, max_results)
             if answer is not None:
                 return search_response(
