@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forwardproxy import ForwardProxy
 
 from quotebound.acquisition.corpus import LocalCorpus
 from quotebound.acquisition.providers import ProviderLadder, raw_content_page
+from quotebound.acquisition.proxies import proxy_settings
 from quotebound.acquisition.tavily import TavilyProvider
 from quotebound.tiers import TrustTier
 
@@ -212,3 +214,21 @@ async def test_the_key_never_appears_in_runs_errors_or_logs(
     seen = json.dumps([r.to_dict() for r in runs]) + repr(runs) + repr(p) + caplog.text
     assert "tavily" in caplog.text
     assert KEY not in seen and "SECRET" not in seen
+
+
+async def test_tavily_goes_through_the_proxy_mode_and_not_the_environment(
+    tavily: FakeTavily, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proxy = ForwardProxy().start()
+    try:
+        monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # mode off: never used
+        tavily.script.append((200, results(1)))
+        direct = await provider(tavily).search("q", max_results=1)
+        assert len(direct.candidates) == 1 and proxy.seen == []
+        settings = proxy_settings({"QUOTEBOUND_PROXY_MODE": "env", "HTTP_PROXY": proxy.url()})
+        tavily.script.append((200, results(2)))
+        proxied = await provider(tavily, proxies=settings).search("q", max_results=2)
+        assert len(proxied.candidates) == 2
+        assert proxy.seen == [f"POST {tavily.url}/search"]
+    finally:
+        proxy.stop()

@@ -24,7 +24,9 @@ __all__ = ["REMOTE", "ProviderState", "provider_states", "remote_provider", "unc
 
 _BUILDERS: dict[str, Callable[[Context], Any]] = {
     "tavily": lambda s: TavilyProvider(
-        topic=s.tavily_topic or "general", include_raw_content=bool(s.tavily_raw_content)
+        topic=s.tavily_topic or "general",
+        include_raw_content=bool(s.tavily_raw_content),
+        proxies=proxy_settings(),
     ),
     "searxng": lambda s: SearxngProvider(proxies=proxy_settings()),
     "searxng-news": lambda s: SearxngProvider(category="news", proxies=proxy_settings()),

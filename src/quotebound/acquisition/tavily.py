@@ -30,6 +30,7 @@ from quotebound.acquisition.providers import (
     refusal,
     search_response,
 )
+from quotebound.acquisition.proxies import ProxySettings
 from quotebound.errors import Reason
 
 __all__ = ["DEFAULT_TAVILY_URL", "MAX_RESULTS", "TavilyProvider"]
@@ -61,6 +62,7 @@ class TavilyProvider:
         max_retries: int = 2,
         backoff_s: float = 0.5,
         timeout_s: float = 20.0,
+        proxies: ProxySettings | None = None,
     ) -> None:
         if topic not in ("general", "news"):
             raise ValueError(f"tavily topic must be 'general' or 'news', got {topic!r}")
@@ -77,6 +79,7 @@ class TavilyProvider:
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.timeout_s = timeout_s
+        self.proxies = proxies or ProxySettings()
 
     @property
     def endpoint(self) -> str:
@@ -106,7 +109,15 @@ class TavilyProvider:
     async def _search_with_retries(
         self, query: str, max_results: int
     ) -> tuple[dict[str, Any] | None, Reason | None]:
-        async with AsyncTavilyClient(api_key=self._api_key, api_base_url=self.api_base_url) as c:
+        base = httpx.URL(self.api_base_url)
+        proxy = self.proxies.for_url(base.scheme, base.host)
+        # Our own HTTP client: only the proxy mode chooses a proxy, not the environment.
+        async with (
+            httpx.AsyncClient(trust_env=False, proxy=proxy) as http,
+            AsyncTavilyClient(
+                api_key=self._api_key, api_base_url=self.api_base_url, client=http
+            ) as c,
+        ):
             for attempt in range(self.max_retries + 1):
                 try:
                     return await self._search_once(c, query, max_results), None
