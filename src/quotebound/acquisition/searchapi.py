@@ -16,6 +16,7 @@ import asyncio
 import json
 import logging
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -134,7 +135,7 @@ class Hit:
     snippet: str = ""
 
 
-class JsonSearchProvider:
+class JsonSearchProvider(ABC):
     """A search provider behind a JSON API: subclasses say how to ask (:meth:`request`) and
     how to read the answer (:meth:`hits`); asking, retrying and recording are done here.
 
@@ -169,17 +170,18 @@ class JsonSearchProvider:
         return True
 
     @property
+    @abstractmethod
     def endpoint(self) -> str:
         """Where the provider asks, for runs and listings: no key, no credentials, no query."""
-        raise NotImplementedError
 
+    @abstractmethod
     def request(self, query: str, max_results: int) -> Request:
-        raise NotImplementedError
+        """The call that asks for ``max_results`` results for ``query``."""
 
+    @abstractmethod
     def hits(self, data: Any) -> list[Hit]:
         """The results in ``data``, in the API's order; ValueError when it is not the API's
         answer at all."""
-        raise NotImplementedError
 
     async def search(self, query: str, *, max_results: int) -> SearchResponse:
         started = time.monotonic()
