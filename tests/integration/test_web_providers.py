@@ -19,8 +19,10 @@ from langgraph.store.memory import InMemoryStore
 from quotebound.acquisition.duckduckgo import DuckDuckGoProvider
 from quotebound.acquisition.fetchpolicy import FetchPolicy
 from quotebound.acquisition.providers import ProviderLadder, SearchCandidate, search_response
+from quotebound.acquisition.proxies import proxy_settings
 from quotebound.acquisition.searchapi import get_json
 from quotebound.acquisition.searchcache import (
+    CACHE_NAMESPACE,
     FAILURE_TTL_S,
     SearchCache,
     clear_search_cache,
@@ -498,3 +500,28 @@ async def test_clear_and_prune_the_cache() -> None:
     await ladder.search("d", max_results=3)
     assert await clear_search_cache(store) == 1
     assert await clear_search_cache(store) == 0
+
+
+def test_duckduckgo_hands_the_proxy_mode_to_its_client() -> None:
+    settings = proxy_settings(
+        {"QUOTEBOUND_PROXY_MODE": "explicit", "QUOTEBOUND_HTTP_PROXY_URL": "http://p:3128"}
+        | {"QUOTEBOUND_HTTPS_PROXY_URL": "http://p:3129"}
+    )
+    client = DuckDuckGoProvider(proxies=settings)._default_client()
+    assert getattr(client, "_proxy", None) == "http://p:3129"
+    direct = DuckDuckGoProvider()._default_client()
+    assert getattr(direct, "_proxy", None) is None
+
+
+async def test_the_in_process_layer_answers_before_the_store_and_forgets_on_clear() -> None:
+    store = InMemoryStore()
+    provider = Counting()
+    ladder = ProviderLadder([provider], cache=SearchCache(store, ttl_s=3600))
+    await ladder.search("heron", max_results=3)
+    for item in await store.asearch(CACHE_NAMESPACE):  # gone from the Store, kept in memory
+        await store.adelete(CACHE_NAMESPACE, item.key)
+    _, runs = await ladder.search("heron", max_results=3)
+    assert runs[0].cache_status == "hit" and provider.asked == ["heron"]
+    await clear_search_cache(store)
+    _, runs = await ladder.search("heron", max_results=3)
+    assert runs[0].cache_status == "miss" and len(provider.asked) == 2

@@ -30,7 +30,7 @@ _BUILDERS: dict[str, Callable[[Context], Any]] = {
     ),
     "searxng": lambda s: SearxngProvider(proxies=proxy_settings()),
     "searxng-news": lambda s: SearxngProvider(category="news", proxies=proxy_settings()),
-    "duckduckgo": lambda s: DuckDuckGoProvider(),
+    "duckduckgo": lambda s: DuckDuckGoProvider(proxies=proxy_settings()),
     "brave": lambda s: BraveProvider(proxies=proxy_settings()),
     "brave-news": lambda s: BraveProvider(news=True, proxies=proxy_settings()),
     "gdelt": lambda s: GdeltProvider(proxies=proxy_settings()),

@@ -5,6 +5,7 @@ DuckDuckGo has no documented JSON API; ``ddgs`` reads its pages. Its client is s
 each search runs in a worker thread. A rate limit (``RatelimitException``) is retried after a
 backoff a bounded number of times and then reported as ``rate_limited``, so the ladder moves on
 to the next provider; its timeout is ``timeout``, any other ``DDGSException`` ``provider_error``.
+The proxy mode's https proxy, if any, is handed to the client.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from quotebound.acquisition.providers import (
     refusal,
     search_response,
 )
+from quotebound.acquisition.proxies import ProxySettings
 from quotebound.acquisition.searchapi import check_retries
 from quotebound.errors import Reason
 
@@ -55,6 +57,7 @@ class DuckDuckGoProvider:
         backoff_s: float = 1.0,
         timeout_s: int = 10,
         region: str = "wt-wt",
+        proxies: ProxySettings | None = None,
     ) -> None:
         check_retries(self.name, retries=retries, backoff_s=backoff_s, timeout_s=timeout_s)
         self._client = client
@@ -62,6 +65,7 @@ class DuckDuckGoProvider:
         self.backoff_s = backoff_s
         self.timeout_s = timeout_s
         self.region = region
+        self.proxies = proxies or ProxySettings()
 
     @property
     def configured(self) -> bool:
@@ -100,7 +104,8 @@ class DuckDuckGoProvider:
     def _default_client(self) -> TextSearch:
         from ddgs import DDGS
 
-        client: TextSearch = DDGS(timeout=self.timeout_s)
+        proxy = self.proxies.for_url("https", "duckduckgo.com")
+        client: TextSearch = DDGS(timeout=self.timeout_s, proxy=proxy)
         return client
 
     def _candidates(

@@ -6,8 +6,10 @@ whitespace folded, and the number of results asked: never by a key, which no pro
 An answer is kept ``ttl_s`` (24 h by default); a failure only ``FAILURE_TTL_S``, so a provider
 that was down is asked again soon. Answers that carry page content (Tavily's raw content) are
 not kept: a page reaches a thread only through its own fetch or search. Local corpora are never
-cached: their index is the cache. ``quotebound prune`` removes expired entries and trims the
-cache to its byte cap; ``quotebound cache clear`` empties it.
+cached: their index is the cache. In front of the Store, answers read or kept by this process
+sit in its shared byte-bounded cache (``QUOTEBOUND_CACHE_MB``). ``quotebound prune`` removes
+expired entries and trims the cache to its byte cap; ``quotebound cache clear`` empties it (a
+server process that did not clear it forgets its in-process copies as they expire).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+import uuid
+import weakref
 from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
@@ -28,6 +32,7 @@ from quotebound.acquisition.providers import (
     SearchResponse,
     kind_of,
 )
+from quotebound.storage.bytecache import shared
 
 __all__ = [
     "CACHE_NAMESPACE",
@@ -82,10 +87,15 @@ class SearchCache:
     ) -> SearchResponse | None:
         """The kept answer, as a run with ``cache_status`` ``hit``; None when none is fresh."""
         started = time.monotonic()
-        item = await self.store.aget(CACHE_NAMESPACE, self.key(provider, query, max_results))
-        if item is None or float(item.value.get("expires", 0)) <= self._clock():
+        key = self.key(provider, query, max_results)
+        found, value = shared().get(_memory_key(self.store, key))
+        if not found:
+            item = await self.store.aget(CACHE_NAMESPACE, key)
+            value = None if item is None else item.value
+            if value is not None:
+                shared().put(_memory_key(self.store, key), value, len(json.dumps(value)))
+        if value is None or float(value.get("expires", 0)) <= self._clock():
             return None
-        value = item.value
         candidates = tuple(
             SearchCandidate(
                 **{
@@ -122,11 +132,22 @@ class SearchCache:
                 for c in response.candidates
             ],
         }
-        if len(json.dumps(value)) > _MAX_ENTRY_BYTES:
+        size = len(json.dumps(value))
+        if size > _MAX_ENTRY_BYTES:
             return
-        await self.store.aput(
-            CACHE_NAMESPACE, self.key(provider, query, max_results), value, index=False
-        )
+        key = self.key(provider, query, max_results)
+        await self.store.aput(CACHE_NAMESPACE, key, value, index=False)
+        shared().put(_memory_key(self.store, key), value, size)
+
+
+_GENERATIONS: weakref.WeakKeyDictionary[BaseStore, str] = weakref.WeakKeyDictionary()
+"""Per open store, the name its answers go under in the in-process layer; a new one forgets
+them all (:func:`clear_search_cache`)."""
+
+
+def _memory_key(store: BaseStore, key: str) -> tuple[str, str, str]:
+    """Where an answer sits in the process's shared byte-bounded cache, in front of the Store."""
+    return ("search-cache", _GENERATIONS.setdefault(store, uuid.uuid4().hex), key)
 
 
 async def _entries(store: BaseStore) -> list[Any]:
@@ -138,6 +159,7 @@ async def _entries(store: BaseStore) -> list[Any]:
 
 async def clear_search_cache(store: BaseStore) -> int:
     """Remove every kept answer; how many there were."""
+    _GENERATIONS[store] = uuid.uuid4().hex
     entries = await _entries(store)
     if entries:
         await store.abatch([PutOp(CACHE_NAMESPACE, e.key, None) for e in entries])
@@ -164,5 +186,6 @@ async def prune_search_cache(
         if total > max_bytes:
             doomed.append(entry)
     if doomed:
+        _GENERATIONS[store] = uuid.uuid4().hex
         await store.abatch([PutOp(CACHE_NAMESPACE, e.key, None) for e in doomed])
     return len(doomed)
