@@ -20,7 +20,6 @@ from quotebound.acquisition.duckduckgo import DuckDuckGoProvider
 from quotebound.acquisition.fetchpolicy import FetchPolicy
 from quotebound.acquisition.providers import ProviderLadder, SearchCandidate, search_response
 from quotebound.acquisition.proxies import proxy_settings
-from quotebound.acquisition.searchapi import get_json
 from quotebound.acquisition.searchcache import (
     CACHE_NAMESPACE,
     FAILURE_TTL_S,
@@ -276,14 +275,15 @@ async def test_a_closed_port_is_a_connection_failure() -> None:
     assert response.run.reason == "connection"
 
 
-async def test_no_retry_starts_past_the_deadline(http_server: LoopbackServer) -> None:
+async def test_a_rate_limited_provider_is_cut_off_at_the_deadline(
+    http_server: LoopbackServer,
+) -> None:
     seen = _json_route(http_server, "/search", [(429, {}, {"Retry-After": "3"})])
     started = time.monotonic()
-    answer = await get_json(
-        http_server.url("/search"), params={}, retries=5, deadline=time.monotonic() + 1.0
-    )
-    assert answer.failure == Reason.RATE_LIMITED and len(seen) == 1
-    assert time.monotonic() - started < 1.0
+    ladder = ProviderLadder([SearxngProvider(http_server.origin, retries=5)])
+    _, runs = await ladder.search("q", max_results=3, deadline=time.time() + 1.0)
+    assert [r.reason for r in runs] == ["timeout"] and len(seen) == 1
+    assert time.monotonic() - started < 2.0
 
 
 class ScriptedDDGS:

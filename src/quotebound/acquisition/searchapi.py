@@ -3,9 +3,9 @@
 A search API's endpoint is chosen by whoever runs quotebound (a SearXNG on the intranet, say),
 never by a page, so it is not subject to the fetcher's network guard. Answers 429 and 503 are
 retried after their ``Retry-After`` (capped) or an exponential backoff, at most ``retries``
-times and never past ``deadline``; every other failure ends the attempt with a reason code:
-``rate_limited`` (still 429/503 after the retries), ``dns``, ``tls``, ``connection``,
-``timeout``, ``http_status`` (any other non-200) or
+times (the provider ladder cuts an attempt off at the run's deadline); every other failure ends
+the attempt with a reason code: ``rate_limited`` (still 429/503 after the retries), ``dns``,
+``tls``, ``connection``, ``timeout``, ``http_status`` (any other non-200) or
 ``provider_error`` (a body that is not JSON). Keys travel in headers or parameters and never
 appear in a reason, a log line or an endpoint shown to a user.
 """
@@ -61,14 +61,12 @@ async def get_json(
     timeout_s: float = 15.0,
     retries: int = 2,
     backoff_s: float = 0.5,
-    deadline: float | None = None,
     client: httpx.AsyncClient | None = None,
     proxy: str | None = None,
 ) -> JsonAnswer:
     """GET ``url`` with ``params``; the JSON body of a 200, or the reason there is none.
 
-    ``deadline`` is a ``time.monotonic()`` reading after which no retry starts and no request
-    outlasts; ``client`` lets tests and callers share a connection pool; ``proxy`` is the proxy
+    ``client`` lets tests and callers share a connection pool; ``proxy`` is the proxy
     URL to go through (:mod:`quotebound.acquisition.proxies`), None to connect directly.
     """
     own = client is None
@@ -76,16 +74,9 @@ async def get_json(
     http = client or httpx.AsyncClient(follow_redirects=False, trust_env=False, proxy=proxy)
     try:
         for attempt in range(retries + 1):
-            left = _left(deadline)
-            if left is not None and left <= 0:
-                return JsonAnswer(failure=Reason.TIMEOUT)
-            wait: float | None = None
             try:
                 reply = await http.get(
-                    url,
-                    params=dict(params),
-                    headers=dict(headers or {}),
-                    timeout=min(timeout_s, left) if left is not None else timeout_s,
+                    url, params=dict(params), headers=dict(headers or {}), timeout=timeout_s
                 )
             except httpx.HTTPError as exc:
                 return JsonAnswer(failure=network_reason(exc))
@@ -97,8 +88,7 @@ async def get_json(
                 return JsonAnswer(failure=Reason.HTTP_STATUS)
             else:
                 return _parsed(reply, url)
-            left = _left(deadline)
-            if attempt == retries or (left is not None and wait >= left):
+            if attempt == retries:
                 break
             await asyncio.sleep(wait)
         log.warning("%s still rate-limited or unavailable after retries", _host(url))
@@ -189,6 +179,7 @@ class JsonSearchProvider(ABC):
         failure = refusal(configured=self.configured, query=query, max_results=max_results)
         if failure is None:
             ask = self.request(query, max_results)
+            target = httpx.URL(ask.url)
             answer = await get_json(
                 ask.url,
                 params=ask.params,
@@ -197,7 +188,7 @@ class JsonSearchProvider(ABC):
                 retries=self.retries,
                 backoff_s=self.backoff_s,
                 client=self._client,
-                proxy=self.proxies.for_url(httpx.URL(ask.url).scheme, httpx.URL(ask.url).host),
+                proxy=self.proxies.for_url(target.scheme, target.host),
             )
             failure = answer.failure
             if failure is None:
@@ -234,10 +225,6 @@ def _parsed(reply: httpx.Response, url: str) -> JsonAnswer:
     except (ValueError, RecursionError):
         log.warning("%s answered a body that is not JSON", _host(url))
         return JsonAnswer(failure=Reason.PROVIDER_ERROR)
-
-
-def _left(deadline: float | None) -> float | None:
-    return None if deadline is None else deadline - time.monotonic()
 
 
 def _retry_after(value: str | None, default: float) -> float:
