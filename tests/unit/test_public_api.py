@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +29,32 @@ def test_the_command_line_imports_no_graph_or_network_library() -> None:
     )
     loaded = set(json.loads(done.stdout))
     assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))
+
+
+UNUSED_CLIENTS = ("openai", "langchain_openai", "tavily")
+"""Clients a run without an LLM and without Tavily never uses (60 MB and 0.3 s to import)."""
+
+RUN_PROBE = """
+import json, sys
+from quotebound.interface.cli import main
+main(["research", "How is the ferry repair paid?", "--corpus", sys.argv[1], "--quiet"])
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})))
+"""
+
+
+def test_a_run_without_model_or_tavily_imports_neither_client(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("The ferry repair is paid by the council, the mayor said.\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env={**env, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path)},
+    )
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert loaded.isdisjoint(UNUSED_CLIENTS), sorted(loaded & set(UNUSED_CLIENTS))
 
 
 def test_every_public_name_imports_from_the_package() -> None:

@@ -12,17 +12,9 @@ import asyncio
 import logging
 import os
 import time
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
-from tavily import AsyncTavilyClient
-from tavily.errors import (
-    BadRequestError,
-    ForbiddenError,
-    InvalidAPIKeyError,
-    UsageLimitExceededError,
-)
-from tavily.errors import TimeoutError as TavilyTimeoutError
 
 from quotebound.acquisition.providers import (
     SearchCandidate,
@@ -32,6 +24,9 @@ from quotebound.acquisition.providers import (
 )
 from quotebound.acquisition.proxies import ProxySettings
 from quotebound.errors import Reason
+
+if TYPE_CHECKING:
+    from tavily import AsyncTavilyClient
 
 __all__ = ["DEFAULT_TAVILY_URL", "MAX_RESULTS", "TavilyProvider"]
 
@@ -109,6 +104,11 @@ class TavilyProvider:
     async def _search_with_retries(
         self, query: str, max_results: int
     ) -> tuple[dict[str, Any] | None, Reason | None]:
+        # tavily-python (10 MB) is imported by the runs that search Tavily, not by every run.
+        from tavily import AsyncTavilyClient
+        from tavily.errors import BadRequestError, ForbiddenError, InvalidAPIKeyError
+        from tavily.errors import TimeoutError as TavilyTimeoutError
+
         base = httpx.URL(self.api_base_url)
         proxy = self.proxies.for_url(base.scheme, base.host)
         # Our own HTTP client: only the proxy mode chooses a proxy, not the environment.
@@ -141,6 +141,8 @@ class TavilyProvider:
     async def _search_once(
         self, client: AsyncTavilyClient, query: str, max_results: int
     ) -> dict[str, Any]:
+        from tavily.errors import UsageLimitExceededError
+
         options: dict[str, Any] = {
             "topic": self.topic,
             "max_results": min(max_results, MAX_RESULTS),

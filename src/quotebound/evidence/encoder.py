@@ -12,10 +12,10 @@ library's, loading the weights ``safetensors``'.
 
 Without the package, or with ``QUOTEBOUND_MEANING=off``, :func:`similarities` returns None and
 ranking stays lexical. The model is loaded once per process, on first use, under a lock: its
-vocabulary's vectors in half precision (23 MB), its layers in single precision (44 MB), so that
-no weight is converted while a text is encoded. A text's vector depends on the text alone (each
-is encoded by itself), so the same texts give the same scores in any process and order; scores
-are rounded to 4 decimals.
+layers in single precision (44 MB), so that no layer is converted while a text is encoded; the
+vocabulary's vectors are read from the file a text's tokens at a time. A text's vector depends
+on the text alone (each is encoded by itself), so the same texts give the same scores in any
+process and order; scores are rounded to 4 decimals.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ _MAX_TOKENS = 128
 _ARRAY_OVERHEAD = 112
 """Bytes of a NumPy array's header, beside its data."""
 _VOCABULARY = "embeddings.word_embeddings.weight"
-"""The one weight kept in half precision (23 MB): a text reads only its tokens' rows of it."""
+"""The one weight not held in memory: a text reads only its tokens' rows of it."""
 _ROWS_READ = 2048
 """Rows of a weight read at a time while loading."""
 _DIGITS = 4
@@ -80,12 +80,12 @@ class SentenceEncoder:
         from safetensors import safe_open
         from tokenizers import Tokenizer
 
-        path = str(directory / "model.safetensors")
-        with safe_open(path, framework="np") as f:
+        self._path = str(directory / "model.safetensors")
+        with safe_open(self._path, framework="np") as f:
             shapes = {
                 name: f.get_slice(name).get_shape()
                 for name in f.keys()  # noqa: SIM118 (a safetensors handle, not a dict)
-                if f.get_slice(name).get_dtype() == "F32"
+                if f.get_slice(name).get_dtype() == "F32" and name != _VOCABULARY
             }
         self._w: dict[str, np.ndarray] = {}
         for name, shape in shapes.items():
@@ -93,9 +93,8 @@ class SentenceEncoder:
             for at in range(0, shape[0], _ROWS_READ):
                 # The file is mapped while open: opened for each slice, it never holds more
                 # than a slice of the 90 MB in memory beside what is already converted.
-                with safe_open(path, framework="np") as f:
-                    rows = f.get_slice(name)[at : min(at + _ROWS_READ, shape[0])]
-                    parts.append(rows.astype(np.float16 if name == _VOCABULARY else np.float32))
+                with safe_open(self._path, framework="np") as f:
+                    parts.append(f.get_slice(name)[at : min(at + _ROWS_READ, shape[0])])
             value = np.concatenate(parts)
             # Linear layers are stored (out, in); kept transposed so that x @ w needs no copy.
             if value.ndim == 2 and "embeddings" not in name:
@@ -104,6 +103,18 @@ class SentenceEncoder:
         self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         self._tokenizer.enable_truncation(_MAX_TOKENS)
         self._tokenizer.no_padding()  # the file asks for 128 tokens always
+
+    def _token_vectors(self, ids: np.ndarray) -> np.ndarray:
+        """The vocabulary's vectors of ``ids``, read from the file: a text needs a few dozen of
+        its 30,522 rows, so the table (45 MB) is never held. Rounded through half precision,
+        as the model has always been used here."""
+        import numpy as np
+        from safetensors import safe_open
+
+        with safe_open(self._path, framework="np") as f:
+            table = f.get_slice(_VOCABULARY)
+            rows = {int(i): table[int(i) : int(i) + 1][0] for i in dict.fromkeys(ids.tolist())}
+        return np.stack([rows[int(i)] for i in ids]).astype(np.float16).astype(np.float32)
 
     def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
         return x @ self._w[name + ".weight"] + self._w[name + ".bias"]
@@ -142,7 +153,7 @@ class SentenceEncoder:
         batch, length = ids.shape
         width = 384 // _HEADS
         x = (
-            self._w[_VOCABULARY][ids].astype(np.float32)
+            self._token_vectors(ids[0])[None]
             + self._w["embeddings.position_embeddings.weight"][:length]
             + self._w["embeddings.token_type_embeddings.weight"][0]
         )

@@ -17,12 +17,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import httpx
-import openai
 from langchain_core.exceptions import LangChainException
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from langchain_openai import ChatOpenAI
-from pydantic import SecretStr
 
 from quotebound.context import DEFAULT_MODEL
 from quotebound.errors import QuoteboundError
@@ -54,6 +51,10 @@ def chat_model_from_env(
     url = base_url or os.environ.get("OPENAI_BASE_URL") or None
     if key is None and url is None:
         return None
+    # The OpenAI client and its LangChain wrapper (60 MB) are imported by the runs that use them.
+    from langchain_openai import ChatOpenAI
+    from pydantic import SecretStr
+
     return ChatOpenAI(
         model=model or DEFAULT_MODEL,
         base_url=url,
@@ -64,8 +65,12 @@ def chat_model_from_env(
     )
 
 
-_PROVIDER_ERRORS = (openai.OpenAIError, httpx.HTTPError, LangChainException, OSError, TimeoutError)
-"""What the client, the network and the clock raise; anything else is a bug and surfaces."""
+def _provider_errors() -> tuple[type[BaseException], ...]:
+    """What the client, the network and the clock raise; anything else is a bug and surfaces.
+    (Only the runs that ask a model import the OpenAI client.)"""
+    from openai import OpenAIError
+
+    return (OpenAIError, httpx.HTTPError, LangChainException, OSError, TimeoutError)
 
 
 class ModelError(QuoteboundError, ValueError):
@@ -85,7 +90,7 @@ async def ask_json(
     try:
         async with asyncio.timeout(max(0.1, timeout_s)):
             reply = await model.ainvoke(list(messages))
-    except _PROVIDER_ERRORS as exc:
+    except _provider_errors() as exc:
         status = getattr(exc, "status_code", None)
         raise ModelError(
             f"model call failed: {type(exc).__name__}" + (f" (HTTP {status})" if status else "")
