@@ -1,6 +1,7 @@
 """Interfaces: the ``quotebound`` command (``cli``, its grammar in ``arguments``, its
 subcommands in ``commands``, its exit codes in ``exitcodes``), running the graph from Python
-(``runner``) and live progress on stderr (``progress``).
+(``runner``), live progress on stderr (``progress``) and the ``quotebound mcp`` server
+(``mcpserver``, serving the tools in ``mcptools``).
 
 May import: every other package.
 """

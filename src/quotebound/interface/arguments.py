@@ -151,4 +151,11 @@ def build_parser() -> argparse.ArgumentParser:
     providers.add_argument(
         "--check", action="store_true", help="also ask each ready provider one test query"
     )
+    mcp = sub.add_parser(
+        "mcp",
+        parents=[common, store],
+        help="serve research, verify_quote and get_snapshot to MCP clients over stdio",
+    )
+    mcp.add_argument("--corpus", metavar="DIR", help="the local corpus research searches")
+    mcp.add_argument("--base-url", metavar="URL", help="public URL the corpus is cited under")
     return parser

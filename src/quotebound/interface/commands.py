@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from quotebound.errors import ConfigError
 from quotebound.interface.exitcodes import EXIT_ERROR, EXIT_OK, run_exit
+from quotebound.interface.mcpserver import serve_mcp
 
 if TYPE_CHECKING:
     from quotebound.acquisition.corpus import LocalCorpus
@@ -385,5 +386,6 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = 
     "prune": _prune,
     "providers": _providers,
     "cache": _cache,
+    "mcp": serve_mcp,
 }
 """Each subcommand's implementation, by the name the parser gives it (``args.command``)."""
