@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from quotebound.storage.rawstore import RawPage
     from quotebound.storage.retention import ThreadInfo
 
-__all__ = ["HANDLERS"]
+__all__ = ["HANDLERS", "prepare_corpus", "url_page"]
 
 
 def _progress(args: argparse.Namespace) -> Progress:
@@ -74,7 +74,7 @@ async def _research(args: argparse.Namespace) -> int:
     deps = Deps()
     with _progress(args) as progress:
         async with open_store(args.store) as handle:
-            _prepare_corpus(context.resolved(), deps.corpus_roots, progress)
+            prepare_corpus(context.resolved(), deps.corpus_roots, progress)
             deps.toolkit(context.resolved())  # a provider or model that cannot run fails now
             progress.note(f"thread {thread_id} in {handle.uri}")
             result = await run_research(
@@ -91,7 +91,7 @@ async def _research(args: argparse.Namespace) -> int:
     return run_exit(result.get("status"))
 
 
-def _prepare_corpus(context: Context, roots: Sequence[Path] | None, progress: Progress) -> None:
+def prepare_corpus(context: Context, roots: Sequence[Path] | None, progress: Progress) -> None:
     """Index, with progress lines, the corpus the run will search (the one
     :func:`quotebound.graph.deps.local_corpus` chooses), building the embedded one if need be."""
     from quotebound.acquisition.embedded import embedded_corpus
@@ -216,7 +216,7 @@ async def _verify(args: argparse.Namespace) -> int:
     from quotebound.evidence.verification import verify_quote
     from quotebound.storage.rawstore import parsed_page
 
-    page = await _file_page(args.file) if args.file is not None else await _url_page(args.url)
+    page = await _file_page(args.file) if args.file is not None else await url_page(args.url)
     result = verify_quote(args.quote, parsed_page(page).text)
     if args.format == "json":
         print(json.dumps({"source": page.url, **result.to_dict()}, ensure_ascii=False, indent=2))
@@ -237,7 +237,8 @@ async def _file_page(path: Path) -> RawPage:
     return await LocalCorpus(resolved.parent, max_bytes=cap).read(resolved.name)
 
 
-async def _url_page(url: str) -> RawPage:
+async def url_page(url: str) -> RawPage:
+    """The page at ``url``, fetched now under the default fetch policy (public addresses only)."""
     from quotebound.acquisition.fetcher import Fetcher
 
     async with Fetcher() as fetcher:

@@ -29,7 +29,7 @@ from quotebound.errors import ConfigError, QuoteboundError
 from quotebound.evidence.verification import verify_quote
 from quotebound.graph.deps import Deps
 from quotebound.graph.state import validate_question
-from quotebound.interface.commands import _prepare_corpus, _url_page
+from quotebound.interface.commands import prepare_corpus, url_page
 from quotebound.interface.progress import Progress
 from quotebound.interface.runner import run_research
 from quotebound.storage.rawstore import (
@@ -139,7 +139,7 @@ def build_server(
 
             def prepare() -> None:  # indexing a corpus is file work: off the event loop
                 settings = context.resolved()
-                _prepare_corpus(settings, deps.corpus_roots, progress)
+                prepare_corpus(settings, deps.corpus_roots, progress)
                 deps.toolkit(settings)  # a provider or model that cannot run fails now
 
             await asyncio.to_thread(prepare)
@@ -272,7 +272,7 @@ async def _page_to_check(
         raise ConfigError("source_id needs thread_id, the run that stored the page")
     if url is None:
         raise ConfigError("give url, or thread_id with source_id or url")
-    return await _url_page(url)
+    return await url_page(url)
 
 
 async def _stored_page(handle: StoreHandle, thread_id: str, sid: str) -> RawPage:
