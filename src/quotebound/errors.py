@@ -10,6 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 __all__ = [
+    "BundleError",
     "ConfigError",
     "FetchError",
     "QuoteboundError",
@@ -57,6 +58,11 @@ class QuoteboundError(Exception):
 
 class ConfigError(QuoteboundError, ValueError):
     """A configuration value, command-line option or thread id breaks a rule."""
+
+
+class BundleError(ConfigError):
+    """A file given as an evidence bundle is not one quotebound can read (not a zip, no
+    manifest, an unsafe entry name, too large), or a bundle cannot be built as asked."""
 
 
 class StoreError(QuoteboundError):

@@ -1,7 +1,8 @@
 """Interfaces: the ``quotebound`` command (``cli``, its grammar in ``arguments``, its
-subcommands in ``commands``, its exit codes in ``exitcodes``), running the graph from Python
-(``runner``), live progress on stderr (``progress``) and the ``quotebound mcp`` server
-(``mcpserver``, serving the tools in ``mcptools``).
+subcommands in ``commands`` and the evidence bundle's in ``bundlecommands``, its exit codes in
+``exitcodes``), running the graph from Python (``runner``), live progress on stderr
+(``progress``) and the ``quotebound mcp`` server (``mcpserver``, serving the tools in
+``mcptools``).
 
 May import: every other package.
 """

@@ -127,6 +127,18 @@ def build_parser() -> argparse.ArgumentParser:
     sources = sub.add_parser("sources", parents=[common, store], help="list a run's stored pages")
     sources.add_argument("thread_id", metavar="THREAD_ID")
 
+    export = sub.add_parser(
+        "export", parents=[common, store], help="write a finished run's evidence bundle (zip)"
+    )
+    export.add_argument("thread_id", metavar="THREAD_ID")
+    export.add_argument(
+        "-o", "--out", required=True, type=Path, metavar="PATH", help="the zip to write"
+    )
+    check = sub.add_parser(
+        "verify-bundle", parents=[common], help="re-check an evidence bundle offline"
+    )
+    check.add_argument("bundle", type=Path, metavar="BUNDLE", help="a zip written by export")
+
     prune = sub.add_parser(
         "prune", parents=[common, store], help="remove old runs: pages, evidence and checkpoints"
     )

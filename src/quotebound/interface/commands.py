@@ -1,5 +1,5 @@
 """What each subcommand of ``quotebound`` does: research, index, verify, show, sources, prune,
-cache, providers.
+cache, providers (and, from :mod:`quotebound.interface.bundlecommands`, export and verify-bundle).
 
 Each command imports what it needs when it runs (the graph only for research and show), so
 that importing this module for ``--help`` costs nothing. A command returns its exit code
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quotebound.errors import ConfigError
+from quotebound.interface.bundlecommands import BUNDLE_HANDLERS
 from quotebound.interface.exitcodes import EXIT_ERROR, EXIT_OK, run_exit
 from quotebound.interface.mcpserver import serve_mcp
 
@@ -388,5 +389,6 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = 
     "providers": _providers,
     "cache": _cache,
     "mcp": serve_mcp,
+    **BUNDLE_HANDLERS,
 }
 """Each subcommand's implementation, by the name the parser gives it (``args.command``)."""

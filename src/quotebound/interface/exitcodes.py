@@ -1,17 +1,26 @@
 """The exit codes of the ``quotebound`` command, and the code a finished run exits with.
 
 0 answered (or PASS, or done), 1 an unexpected error (or a quote that FAILs), 2 bad usage or
-configuration, with a one-line reason on stderr, 3 insufficient evidence.
+configuration, with a one-line reason on stderr (and a file that is not an evidence bundle),
+3 insufficient evidence, 4 an evidence bundle whose hashes or quotes no longer hold.
 """
 
 from __future__ import annotations
 
-__all__ = ["EXIT_ERROR", "EXIT_INSUFFICIENT", "EXIT_OK", "EXIT_USAGE", "run_exit"]
+__all__ = [
+    "EXIT_ALTERED",
+    "EXIT_ERROR",
+    "EXIT_INSUFFICIENT",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "run_exit",
+]
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INSUFFICIENT = 3
+EXIT_ALTERED = 4
 
 _STATUS_EXIT = {
     "answered": EXIT_OK,

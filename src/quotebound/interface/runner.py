@@ -17,9 +17,10 @@ from quotebound.errors import ConfigError
 from quotebound.graph.build import build_graph
 from quotebound.graph.deps import Deps
 from quotebound.graph.state import OutputState, validate_question
+from quotebound.records import EvidenceItem
 from quotebound.storage.rawstore import validate_thread_id
 
-__all__ = ["OUTPUT_KEYS", "load_run", "resume_research", "run_research"]
+__all__ = ["OUTPUT_KEYS", "load_evidence", "load_run", "resume_research", "run_research"]
 
 OUTPUT_KEYS = tuple(OutputState.__annotations__)
 """The keys of a run's output (docs/architecture.md §6); the command's JSON adds ``thread_id``."""
@@ -113,10 +114,25 @@ async def _stream(
 
 async def load_run(thread_id: str, *, checkpointer: BaseCheckpointSaver) -> dict[str, Any] | None:
     """A past run's output from the checkpointer, or None when the thread has no finished run."""
+    values = await _finished(thread_id, checkpointer)
+    return None if values is None else _output(values, thread_id)
+
+
+async def load_evidence(
+    thread_id: str, *, checkpointer: BaseCheckpointSaver
+) -> list[EvidenceItem] | None:
+    """A past run's evidence records (each quote it checked, with its verification, PASS or
+    FAIL: the set the audit's ``evidence_sha256`` covers), or None when it has no finished run."""
+    values = await _finished(thread_id, checkpointer)
+    return None if values is None else list(values.get("evidence") or [])
+
+
+async def _finished(thread_id: str, checkpointer: BaseCheckpointSaver) -> dict[str, Any] | None:
+    """The state of the thread's finished run, or None."""
     graph = build_graph().compile(checkpointer=checkpointer)
     snapshot = await graph.aget_state(
         {"configurable": {"thread_id": validate_thread_id(thread_id)}}
     )
     if not snapshot.values or "report_markdown" not in snapshot.values:
         return None
-    return _output(snapshot.values, thread_id)
+    return dict(snapshot.values)

@@ -2,7 +2,8 @@
 
 The answering rule (``answering``), the two composers: extractive (``extractive``) and LLM
 selector (``selector``), the deterministic quality review (``quality``), the Markdown report
-(``markdown``) and the evidence records and audit trail (``audit``).
+(``markdown``), the evidence records and audit trail (``audit``), and the evidence bundle:
+building and reading it (``bundle``) and re-checking it offline (``bundlecheck``).
 
 May import: the foundation modules, :mod:`quotebound.text`, :mod:`quotebound.storage`,
 :mod:`quotebound.evidence` and :mod:`quotebound.model`.
