@@ -121,6 +121,11 @@ class Context:
         "Hours a remote provider's answer is kept in the run database and used again for the "
         "same query; 0 turns the cache off (--no-cache)."
     )
+    page_cache_hours: float | None = _f(
+        "Hours a fetched page that does not say how long it stays fresh (Cache-Control, "
+        "Expires) is served from the run database before it is asked about again; 0 turns the "
+        "page cache off (--no-cache)."
+    )
     tavily_raw_content: bool | None = _f("Ask Tavily for raw page content (stored as a page).")
     respect_robots: bool | None = _f(
         "Honour robots.txt when fetching (RFC 9309: a 4xx allows all, a 5xx or no answer "
@@ -177,6 +182,7 @@ _DEFAULTS: dict[str, Any] = {
     "tavily_topic": "general",
     "wikipedia_language": "en",
     "search_cache_hours": 24.0,
+    "page_cache_hours": 24.0,
     "tavily_raw_content": False,
     "respect_robots": True,
     "max_page_mb": 5.0,
@@ -288,9 +294,10 @@ def _validated(ctx: Context) -> Context:
     if ctx.corpus_tier not in tuple(int(t) for t in TrustTier)[1:]:
         raise ConfigError(f"corpus_tier must be 1, 2 or 3, got {ctx.corpus_tier!r}")
     _validate_providers(ctx)
-    hours = ctx.search_cache_hours
-    if isinstance(hours, bool) or not isinstance(hours, int | float) or not 0 <= hours <= 8760:
-        raise ConfigError(f"search_cache_hours must be 0 to 8760, got {hours!r}")
+    for name in ("search_cache_hours", "page_cache_hours"):
+        hours = getattr(ctx, name)
+        if isinstance(hours, bool) or not isinstance(hours, int | float) or not 0 <= hours <= 8760:
+            raise ConfigError(f"{name} must be 0 to 8760, got {hours!r}")
     if not re.fullmatch(r"[a-z]{2,3}(?:-[a-z]+)*", str(ctx.wikipedia_language)):
         raise ConfigError(
             f"wikipedia_language must be a code such as 'en', got {ctx.wikipedia_language!r}"

@@ -134,3 +134,5 @@ class SourceInfo(TypedDict):
     reason: NotRequired[str]
     detail: NotRequired[str]
     round: NotRequired[int]
+    cache_status: NotRequired[str]
+    """For a web page: hit, miss, stale or revalidated (the page cache), n/a (cache off)."""

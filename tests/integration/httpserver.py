@@ -1,7 +1,8 @@
 """A small threaded HTTP server on a loopback address, for tests and benchmarks.
 
 Routes are plain functions of the request handler; the server counts accepted TCP
-connections, so a test can prove that an address was never contacted.
+connections, so a test can prove that an address was never contacted. :func:`validated` serves
+a page with an ETag and Last-Modified and answers conditional requests for it with 304.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from types import TracebackType
 from typing import Self
 from urllib.parse import urlsplit
 
-__all__ = ["Handler", "LoopbackServer", "respond"]
+__all__ = ["Handler", "LoopbackServer", "respond", "validated"]
 
 Handler = Callable[[BaseHTTPRequestHandler], None]
 
@@ -34,6 +35,30 @@ def respond(
         h.send_header(name, value)
     h.end_headers()
     h.wfile.write(body)
+
+
+def validated(
+    body: bytes,
+    *,
+    etag: str | None = None,
+    last_modified: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Handler:
+    """A route serving ``body`` as HTML with these validators (and ``headers``, such as a
+    Cache-Control); it answers 304 Not Modified to an If-None-Match naming ``etag`` or, without
+    an If-None-Match, to an If-Modified-Since equal to ``last_modified``."""
+    sent = {"Content-Type": "text/html; charset=utf-8", **(headers or {})}
+    sent |= {"ETag": etag} if etag else {}
+    sent |= {"Last-Modified": last_modified} if last_modified else {}
+
+    def handler(h: BaseHTTPRequestHandler) -> None:
+        match, since = h.headers.get("If-None-Match"), h.headers.get("If-Modified-Since")
+        if (etag and match == etag) or (match is None and last_modified and since == last_modified):
+            respond(h, 304, b"", {k: v for k, v in sent.items() if k != "Content-Type"})
+        else:
+            respond(h, 200, body, sent)
+
+    return handler
 
 
 class _Server(ThreadingHTTPServer):

@@ -508,8 +508,10 @@ def test_a_second_run_uses_the_kept_search_answers(
     def run(*extra: str) -> tuple[set[str], int]:
         done = _searx(tmp_path, http_server, *research, *extra)
         assert done.returncode == 3, done.stderr
-        runs = json.loads(done.stdout)["audit"]["provider_runs"]
-        return {r["cache_status"] for r in runs}, http_server.hits["/search"]
+        audit = json.loads(done.stdout)["audit"]
+        page_hours = 0 if extra else 24  # --no-cache turns off the page cache too
+        assert audit["settings"]["page_cache_hours"] == page_hours
+        return {r["cache_status"] for r in audit["provider_runs"]}, http_server.hits["/search"]
 
     statuses, asked = run()
     assert statuses == {"miss"} and asked > 0
@@ -519,6 +521,7 @@ def test_a_second_run_uses_the_kept_search_answers(
     assert pruned.returncode == 0 and "quotebound:cache" not in pruned.stdout
     cleared = _searx(tmp_path, http_server, "cache", "clear", "--store", store)
     assert cleared.returncode == 0 and "answer(s) removed" in cleared.stdout
+    assert "page cache cleared: 0 page(s) removed" in cleared.stdout  # failures are not kept
     assert run()[0] == {"miss"}
 
 

@@ -7,6 +7,8 @@ received and on bytes after decompression (:mod:`quotebound.acquisition.decompre
 request has a timeout and the fetcher as a whole a run budget, both from its
 :class:`~quotebound.acquisition.fetchpolicy.FetchPolicy`.
 Failures are :class:`FetchError` with a reason code and a detail free of secrets and page text.
+A conditional request (:meth:`Fetcher.fetch_conditional`, for the page cache) goes the same way;
+each page comes with the headers that say how long it may be reused.
 
 Redirect loops and redirect chains longer than ``max_redirects`` fail with ``http_status``
 (detail "redirect loop" / "too many redirects"): the registry has no redirect code, and a
@@ -17,10 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from types import TracebackType
 from typing import Self
 from urllib.parse import urldefrag
@@ -29,40 +29,25 @@ import httpx
 
 from quotebound.acquisition.decompression import BodyDecoder
 from quotebound.acquisition.fetchpolicy import FetchPolicy
+from quotebound.acquisition.freshness import CacheHeaders, http_date_seconds
 from quotebound.acquisition.neterrors import network_reason
 from quotebound.acquisition.netguard import Resolver, Target, Vetted, safe_url
 from quotebound.acquisition.parallel import FetchFailure, run_until
 from quotebound.acquisition.proxies import ProxyCooldown
 from quotebound.acquisition.robots import RobotsCache
+from quotebound.acquisition.sniffing import refuse_binary
 from quotebound.errors import FetchError, Reason
 from quotebound.storage.rawstore import RawPage
-from quotebound.text.documents import PDF_TYPE, decode_document, media_type
+from quotebound.text.documents import decode_document, media_type
 from quotebound.text.parsing import parse_page
 from quotebound.tiers import tier_for_url
 
-__all__ = ["Fetcher"]
+__all__ = ["Fetched", "Fetcher"]
 
 ROBOTS_MAX_BYTES = 512 * 1024
 """robots.txt larger than this is treated as unreachable (which disallows everything)."""
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _RETRY_STATUSES = frozenset({429, 503})
-_TEXT_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
-_BINARY_MAGIC = (
-    b"\x89PNG",
-    b"GIF87a",
-    b"GIF89a",
-    b"\xff\xd8\xff",
-    b"PK\x03\x04",
-    b"\x1f\x8b",
-    b"%PDF-",
-    b"\x7fELF",
-    b"wOFF",
-    b"wOF2",
-    b"OggS",
-    b"ID3",
-    b"\x00\x00\x01\x00",
-)
-_SNIFF_BYTES = 8192
 
 
 @dataclass(frozen=True)
@@ -74,6 +59,16 @@ class _Reply:
     content_type: str
     body: bytes
     retry_after: str | None
+    cache: CacheHeaders
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A page with the headers that say how long it may be reused; ``page`` is None when a
+    conditional request was answered 304 Not Modified."""
+
+    page: RawPage | None
+    cache: CacheHeaders
 
 
 class Fetcher:
@@ -112,6 +107,13 @@ class Fetcher:
 
     async def fetch(self, url: str) -> RawPage:
         """Fetch one page; raises FetchError with a reason code."""
+        fetched = await self.fetch_conditional(url, {})
+        assert fetched.page is not None  # only a conditional request is answered 304
+        return fetched.page
+
+    async def fetch_conditional(self, url: str, conditions: Mapping[str, str]) -> Fetched:
+        """Fetch one page sending ``conditions`` (``If-None-Match``, ``If-Modified-Since``),
+        under the same guard, robots rules and budgets as :meth:`fetch`."""
         remaining = self._deadline - time.monotonic()
         if remaining <= 0:
             raise FetchError(
@@ -120,30 +122,41 @@ class Fetcher:
             )
         try:
             async with asyncio.timeout(remaining):
-                reply = await self._with_retries(url)
+                reply = await self._with_retries(url, conditions)
         except TimeoutError as exc:
             raise FetchError(
                 Reason.TIMEOUT,
                 f"run budget of {self.policy.run_budget_s}s ran out while fetching {safe_url(url)}",
             ) from exc
+        if reply.status == 304 and conditions:
+            return Fetched(None, reply.cache)
         if not 200 <= reply.status < 300:
             raise FetchError(
                 Reason.HTTP_STATUS, f"HTTP {reply.status} from {safe_url(reply.final_url)}"
             )
         # Decoding a PDF or parsing a large page is CPU work: keep it off the event loop.
-        return await asyncio.to_thread(self._page, url, reply)
+        return Fetched(await asyncio.to_thread(self._page, url, reply), reply.cache)
+
+    async def admit(self, url: str) -> None:
+        """Raise FetchError when the policy would now refuse to fetch ``url`` (its guard, and
+        robots.txt when respected), without fetching it."""
+        vetted = await self._guard.vet(urldefrag(url).url)
+        if self.policy.respect_robots:
+            await self._check_robots(vetted.target)
 
     async def fetch_many(self, urls: Sequence[str]) -> list[RawPage | FetchFailure]:
         """Fetch all ``urls`` concurrently (at most ``policy.concurrency`` at once), in order."""
         done = await run_until(urls, len(urls), self.fetch, concurrency=self.policy.concurrency)
         return [result for _, _, result in sorted(done, key=lambda d: d[0])]
 
-    async def _with_retries(self, url: str) -> _Reply:
+    async def _with_retries(self, url: str, conditions: Mapping[str, str]) -> _Reply:
         attempt = 0
         while True:
             try:
                 async with asyncio.timeout(self.policy.timeout_s):
-                    reply = await self._follow(url, document=True, max_bytes=self.policy.max_bytes)
+                    reply = await self._follow(
+                        url, document=True, max_bytes=self.policy.max_bytes, conditions=conditions
+                    )
             except TimeoutError as exc:
                 raise FetchError(
                     Reason.TIMEOUT,
@@ -166,7 +179,9 @@ class Fetcher:
             )
         return asked
 
-    async def _follow(self, url: str, *, document: bool, max_bytes: int) -> _Reply:
+    async def _follow(
+        self, url: str, *, document: bool, max_bytes: int, conditions: Mapping[str, str]
+    ) -> _Reply:
         """GET ``url``, following redirects by hand so every hop is vetted again."""
         current = urldefrag(url).url
         seen = {current}
@@ -174,7 +189,7 @@ class Fetcher:
             vetted = await self._guard.vet(current)
             if document and self.policy.respect_robots:
                 await self._check_robots(vetted.target)
-            reply, location = await self._exchange(vetted, document=document, max_bytes=max_bytes)
+            reply, location = await self._exchange(vetted, document, max_bytes, conditions)
             if location is None:
                 return reply
             nxt = _next_hop(current, location)
@@ -198,7 +213,10 @@ class Fetcher:
         try:
             async with asyncio.timeout(self.policy.timeout_s):
                 reply = await self._follow(
-                    f"{origin}/robots.txt", document=False, max_bytes=ROBOTS_MAX_BYTES
+                    f"{origin}/robots.txt",
+                    document=False,
+                    max_bytes=ROBOTS_MAX_BYTES,
+                    conditions={},
                 )
         except (FetchError, TimeoutError):
             return None
@@ -209,7 +227,7 @@ class Fetcher:
         return reply.body.decode("utf-8", errors="replace")
 
     async def _exchange(
-        self, vetted: Vetted, *, document: bool, max_bytes: int
+        self, vetted: Vetted, document: bool, max_bytes: int, conditions: Mapping[str, str]
     ) -> tuple[_Reply, str | None]:
         """One request to the vetted address (or, through a proxy, to the vetted name): the
         reply, or the redirect location."""
@@ -219,6 +237,7 @@ class Fetcher:
             "User-Agent": self.policy.user_agent,
             "Accept": ", ".join(sorted(self.policy.allowed_types)) + ", */*;q=0.1",
             "Accept-Encoding": "gzip, deflate",
+            **conditions,
         }
         if proxy is None:
             client = self._client(target.host)
@@ -261,7 +280,9 @@ class Fetcher:
     ) -> tuple[_Reply, str | None]:
         status = response.status_code
         content_type = response.headers.get("content-type", "")
-        head = _Reply(target.url, status, content_type, b"", response.headers.get("retry-after"))
+        retry_after = response.headers.get("retry-after")
+        cache = CacheHeaders.of(response.headers)
+        head = _Reply(target.url, status, content_type, b"", retry_after, cache)
         location = response.headers.get("location")
         if status in _REDIRECTS and location:
             return head, location
@@ -274,7 +295,7 @@ class Fetcher:
                 f"{safe_url(target.url)}",
             )
         body = await self._read_body(target, response, max_bytes)
-        return _Reply(target.url, status, content_type, body, head.retry_after), None
+        return _Reply(target.url, status, content_type, body, retry_after, cache), None
 
     async def _read_body(self, target: Target, response: httpx.Response, max_bytes: int) -> bytes:
         where = safe_url(target.url)
@@ -317,7 +338,7 @@ class Fetcher:
 
     def _page(self, url: str, reply: _Reply) -> RawPage:
         mt = media_type(reply.content_type)
-        _refuse_binary(reply.body, mt, reply.final_url)
+        refuse_binary(reply.body, mt, reply.final_url)
         doc = decode_document(reply.body, reply.content_type)
         title, author, published = "", None, None
         if doc.html is not None:
@@ -352,35 +373,12 @@ def _next_hop(current: str, location: str) -> str:
     return str(joined.copy_with(fragment=None))
 
 
-def _refuse_binary(body: bytes, mt: str, url: str) -> None:
-    """Refuse bodies whose bytes contradict their declared type (e.g. an image as text/html)."""
-    head = body[:_SNIFF_BYTES]
-    if mt == PDF_TYPE:
-        if b"%PDF-" not in head[:1024]:
-            raise FetchError(Reason.UNSUPPORTED_TYPE, f"body is not a PDF: {safe_url(url)}")
-        return
-    if head.startswith(_TEXT_BOMS):
-        return
-    if b"\x00" in head or head.startswith(_BINARY_MAGIC):
-        raise FetchError(
-            Reason.UNSUPPORTED_TYPE, f"binary content declared as {mt!r}: {safe_url(url)}"
-        )
-
-
 def _retry_after_seconds(value: str | None) -> float | None:
     """Seconds a Retry-After header asks to wait (delta-seconds or an HTTP date), or None."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
+    if value and value.strip().isdigit():
         return float(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    when = http_date_seconds(value)
+    return None if when is None else max(0.0, when - time.time())
 
 
 def _network_error(exc: httpx.HTTPError, target: Target) -> FetchError:

@@ -1,15 +1,14 @@
 """Search results kept in the run database, so the same query is not paid for twice.
 
-Entries live in the Store under ``("quotebound:cache", "search")`` (a label no thread id can
-take), keyed by a hash of the provider's name, endpoint and kind, the query with case and
-whitespace folded, and the number of results asked: never by a key, which no provider shows.
-An answer is kept ``ttl_s`` (24 h by default); a failure only ``FAILURE_TTL_S``, so a provider
-that was down is asked again soon. Answers that carry page content (Tavily's raw content) are
-not kept: a page reaches a thread only through its own fetch or search. Local corpora are never
-cached: their index is the cache. In front of the Store, answers read or kept by this process
-sit in its shared byte-bounded cache (``QUOTEBOUND_CACHE_MB``). ``quotebound prune`` removes
-expired entries and trims the cache to its byte cap; ``quotebound cache clear`` empties it (a
-server process that did not clear it forgets its in-process copies as they expire).
+Entries live in the Store's cache namespace ``("quotebound:cache", "search")`` (see
+:mod:`quotebound.storage.storecache`, which also keeps them in memory in front of the Store),
+keyed by a hash of the provider's name, endpoint and kind, the query with case and whitespace
+folded, and the number of results asked: never by a key, which no provider shows. An answer is
+kept ``ttl_s`` (24 h by default); a failure only ``FAILURE_TTL_S``, so a provider that was down
+is asked again soon. Answers that carry page content (Tavily's raw content) are not kept: a
+page reaches a thread only through its own fetch or search. Local corpora are never cached:
+their index is the cache. ``quotebound prune`` removes expired entries and trims the cache to
+its byte cap; ``quotebound cache clear`` empties it.
 """
 
 from __future__ import annotations
@@ -17,13 +16,11 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-import uuid
-import weakref
 from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
-from langgraph.store.base import BaseStore, PutOp
+from langgraph.store.base import BaseStore
 
 from quotebound.acquisition.providers import (
     ProviderRun,
@@ -32,7 +29,13 @@ from quotebound.acquisition.providers import (
     SearchResponse,
     kind_of,
 )
-from quotebound.storage.bytecache import shared
+from quotebound.storage.storecache import (
+    CACHE_LABEL,
+    StoreCache,
+    clear_cache,
+    entry_bytes,
+    prune_cache,
+)
 
 __all__ = [
     "CACHE_NAMESPACE",
@@ -43,14 +46,14 @@ __all__ = [
     "prune_search_cache",
 ]
 
-CACHE_NAMESPACE = ("quotebound:cache", "search")
+_NAME = "search"
+CACHE_NAMESPACE = (CACHE_LABEL, _NAME)
 FAILURE_TTL_S = 60.0
 """How long a failed or empty answer is kept."""
 DEFAULT_MAX_BYTES = 50_000_000
 """The cache's byte cap, enforced by :func:`prune_search_cache`."""
 _MAX_ENTRY_BYTES = 512_000
 """An answer larger than this is not kept."""
-_PAGE = 500
 _CANDIDATE_FIELDS = tuple(f.name for f in fields(SearchCandidate) if f.name != "raw_content")
 
 
@@ -62,7 +65,7 @@ class SearchCache:
     ) -> None:
         if ttl_s <= 0:
             raise ValueError(f"a search cache needs ttl_s > 0, got {ttl_s}")
-        self.store = store
+        self.entries = StoreCache(store, _NAME)
         self.ttl_s = ttl_s
         self._clock = clock
 
@@ -87,13 +90,7 @@ class SearchCache:
     ) -> SearchResponse | None:
         """The kept answer, as a run with ``cache_status`` ``hit``; None when none is fresh."""
         started = time.monotonic()
-        key = self.key(provider, query, max_results)
-        found, value = shared().get(_memory_key(self.store, key))
-        if not found:
-            item = await self.store.aget(CACHE_NAMESPACE, key)
-            value = None if item is None else item.value
-            if value is not None:
-                shared().put(_memory_key(self.store, key), value, len(json.dumps(value)))
+        value = await self.entries.get(self.key(provider, query, max_results))
         if value is None or float(value.get("expires", 0)) <= self._clock():
             return None
         candidates = tuple(
@@ -132,38 +129,14 @@ class SearchCache:
                 for c in response.candidates
             ],
         }
-        size = len(json.dumps(value))
-        if size > _MAX_ENTRY_BYTES:
-            return
-        key = self.key(provider, query, max_results)
-        await self.store.aput(CACHE_NAMESPACE, key, value, index=False)
-        shared().put(_memory_key(self.store, key), value, size)
-
-
-_GENERATIONS: weakref.WeakKeyDictionary[BaseStore, str] = weakref.WeakKeyDictionary()
-"""Per open store, the name its answers go under in the in-process layer; a new one forgets
-them all (:func:`clear_search_cache`)."""
-
-
-def _memory_key(store: BaseStore, key: str) -> tuple[str, str, str]:
-    """Where an answer sits in the process's shared byte-bounded cache, in front of the Store."""
-    return ("search-cache", _GENERATIONS.setdefault(store, uuid.uuid4().hex), key)
-
-
-async def _entries(store: BaseStore) -> list[Any]:
-    found: list[Any] = []
-    while batch := await store.asearch(CACHE_NAMESPACE, limit=_PAGE, offset=len(found)):
-        found.extend(batch)
-    return found
+        size = entry_bytes(value)
+        if size <= _MAX_ENTRY_BYTES:
+            await self.entries.put(self.key(provider, query, max_results), value, size)
 
 
 async def clear_search_cache(store: BaseStore) -> int:
     """Remove every kept answer; how many there were."""
-    _GENERATIONS[store] = uuid.uuid4().hex
-    entries = await _entries(store)
-    if entries:
-        await store.abatch([PutOp(CACHE_NAMESPACE, e.key, None) for e in entries])
-    return len(entries)
+    return await clear_cache(store, _NAME)
 
 
 async def prune_search_cache(
@@ -171,21 +144,4 @@ async def prune_search_cache(
 ) -> int:
     """Remove expired answers, then the oldest until the rest fit in ``max_bytes``; how many
     went."""
-    moment = time.time() if now is None else now
-    entries = await _entries(store)
-    doomed = [e for e in entries if float(e.value.get("expires", 0)) <= moment]
-    gone = {e.key for e in doomed}
-    alive = sorted(
-        (e for e in entries if e.key not in gone),
-        key=lambda e: float(e.value.get("created", 0)),
-        reverse=True,
-    )
-    total = 0
-    for entry in alive:
-        total += len(json.dumps(entry.value))
-        if total > max_bytes:
-            doomed.append(entry)
-    if doomed:
-        _GENERATIONS[store] = uuid.uuid4().hex
-        await store.abatch([PutOp(CACHE_NAMESPACE, e.key, None) for e in doomed])
-    return len(doomed)
+    return await prune_cache(store, _NAME, max_bytes=max_bytes, now=now)

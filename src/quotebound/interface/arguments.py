@@ -105,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     research.add_argument(
         "--no-cache",
         action="store_true",
-        help="ask the search providers again instead of using answers kept from earlier runs",
+        help="ask the search providers and fetch the pages again instead of using those kept "
+        "from earlier runs",
     )
 
     index = sub.add_parser("index", parents=[common], help="build or refresh a corpus index")
@@ -153,9 +154,11 @@ def build_parser() -> argparse.ArgumentParser:
     prune.add_argument("--dry-run", action="store_true", help="list what would go, delete nothing")
 
     cache = sub.add_parser(
-        "cache", parents=[common, store], help="the search answers kept in the run database"
+        "cache",
+        parents=[common, store],
+        help="the search answers and pages kept in the run database",
     )
-    cache.add_argument("action", choices=["clear"], help="clear: remove every kept answer")
+    cache.add_argument("action", choices=["clear"], help="clear: remove every kept answer and page")
 
     providers = sub.add_parser(
         "providers", parents=[common], help="list the search providers and what each needs"

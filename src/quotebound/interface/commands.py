@@ -63,6 +63,7 @@ async def _research(args: argparse.Namespace) -> int:
         "provider": args.provider,
         "max_sources": args.max_sources,
         "search_cache_hours": 0 if args.no_cache else None,
+        "page_cache_hours": 0 if args.no_cache else None,
     }
     if args.corpus:
         explicit["corpus_dir"] = str(Path(args.corpus).expanduser().resolve())
@@ -314,6 +315,7 @@ def _print_sources(pages: Sequence[RawPage]) -> None:
 
 
 async def _prune(args: argparse.Namespace) -> int:
+    from quotebound.acquisition.pagecache import prune_page_cache
     from quotebound.acquisition.searchcache import prune_search_cache
     from quotebound.storage.retention import parse_duration, prune_threads, require_criteria
     from quotebound.storage.stores import open_store
@@ -336,19 +338,25 @@ async def _prune(args: argparse.Namespace) -> int:
             on_thread=line,
         )
         expired = 0 if args.dry_run else await prune_search_cache(handle.store)
+        stale = 0 if args.dry_run else await prune_page_cache(handle.store)
     print(report.summary())
     if expired:
         print(f"search cache: {expired} expired or over-cap answer(s) removed")
+    if stale:
+        print(f"page cache: {stale} expired or over-cap page(s) removed")
     return EXIT_OK
 
 
 async def _cache(args: argparse.Namespace) -> int:
+    from quotebound.acquisition.pagecache import clear_page_cache
     from quotebound.acquisition.searchcache import clear_search_cache
     from quotebound.storage.stores import open_store
 
     async with open_store(args.store) as handle:
         removed = await clear_search_cache(handle.store)
+        pages = await clear_page_cache(handle.store)
     print(f"search cache cleared: {removed} answer(s) removed")
+    print(f"page cache cleared: {pages} page(s) removed")
     return EXIT_OK
 
 

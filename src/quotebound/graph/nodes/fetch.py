@@ -1,7 +1,11 @@
 """fetch: read this round's selected candidates into the Store under ``(thread_id, "raw")``.
 
 Network URLs go through the guarded fetcher; corpus documents through their corpus transport;
-a page already stored on this thread (provider raw content, or an earlier run) is reused. A dead
+a page already stored on this thread (provider raw content, or an earlier run) is reused. Web
+pages are read through the run database's page cache (``page_cache_hours``, 0: off), and each
+one's ``cache_status`` (hit, miss, stale, revalidated; ``n/a`` with the cache off) is in its
+source record and the fetch record; a page served from the cache is stored on this thread like
+a fresh fetch, so the thread cites only what it read itself. A dead
 link is replaced by the next candidate while the round's budget lasts. A page with the same
 content as one read before (a syndicated or print copy) is set aside as ``duplicate``: it is
 not a source and is never cited.
@@ -19,6 +23,7 @@ from langgraph.store.base import BaseStore
 
 from quotebound.acquisition.duplicates import content_words, same_content
 from quotebound.acquisition.netguard import safe_url
+from quotebound.acquisition.pagecache import PageCache
 from quotebound.acquisition.parallel import FetchFailure, fetch_until
 from quotebound.acquisition.providers import SearchCandidate, select_for_fetch
 from quotebound.context import Context
@@ -99,6 +104,12 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
         ),
     ]
 
+    hours = float(settings.page_cache_hours or 0)
+    max_entry = toolkit.fetch_policy.max_bytes
+    pages = PageCache(store, fresh_s=hours * 3600, max_entry_bytes=max_entry) if hours else None
+    cache_status: dict[str, str] = {}
+    stale: dict[str, str] = {}
+
     async with toolkit.fetcher(budget_s=float(state["deadline"]) - time.time()) as fetcher:
 
         async def read(c: SearchCandidate) -> RawPage:
@@ -107,8 +118,14 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
                 if corpus is None:
                     raise FetchError(Reason.INVALID_URL, f"no corpus transport for {c.provider!r}")
                 page = await corpus.read(c.document)
-            else:
+            elif pages is None:
                 page = await fetcher.fetch(c.url)
+                cache_status[c.source_id] = "n/a"
+            else:
+                served = await pages.fetch(fetcher, c.url)
+                page, cache_status[c.source_id] = served.page, served.cache_status
+                if served.warning:
+                    stale[c.source_id] = served.warning
             await asyncio.to_thread(parsed_page, page)  # parsed (and cached) before it is kept
             return page
 
@@ -141,19 +158,20 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
     for c, page in ok:
         text_chars[c.source_id] = len(parsed_page(page).text)
         round_sources.append(c.source_id)
-        fetched_now.append(
-            SourceInfo(
-                source_id=c.source_id,
-                url=c.url,
-                canonical_url=c.canonical_url,
-                title=page.title or c.title,
-                trust_tier=page.trust_tier,
-                provider=page.provider,
-                fetch_status="fetched",
-                fetched_at=page.fetched_at,
-                round=round_no,
-            )
+        source = SourceInfo(
+            source_id=c.source_id,
+            url=c.url,
+            canonical_url=c.canonical_url,
+            title=page.title or c.title,
+            trust_tier=page.trust_tier,
+            provider=page.provider,
+            fetch_status="fetched",
+            fetched_at=page.fetched_at,
+            round=round_no,
         )
+        if c.source_id in cache_status:
+            source["cache_status"] = cache_status[c.source_id]
+        fetched_now.append(source)
     for c, failure in bad:
         failed_now.append(
             SourceInfo(
@@ -180,11 +198,13 @@ async def fetch(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) 
         response_summary={
             "fetched": [c.source_id for c, _ in ok],
             "failed": [(safe_url(c.url), f.reason.value) for c, f in bad],
+            "cache": dict(sorted(cache_status.items())),
         },
         tier=min((p.trust_tier for _, p in ok), default=None),
         gate=gate.to_dict(),
     )
-    notes = [f"fetch: {g}" for g in gate.warnings]
+    notes = [f"fetch: {stale[c.source_id]}" for c, _ in ok if c.source_id in stale]
+    notes += [f"fetch: {g}" for g in gate.warnings]
     proxies = toolkit.fetch_policy.proxies
     if proxies.mode != "off":
         notes.append(
