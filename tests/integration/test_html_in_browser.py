@@ -140,7 +140,7 @@ async def test_a_question_the_corpus_cannot_answer_says_what_is_missing(tmp_path
 async def test_chromium_renders_the_report(report: Report, tmp_path: Path) -> None:
     html = tmp_path / "report.html"
     html.write_text(report[2], encoding="utf-8")
-    png = screenshot(html.as_uri(), tmp_path / "report.png")
+    png = screenshot(html.as_uri(), tmp_path / "report.png", height=2000)
     assert png.read_bytes().startswith(b"\x89PNG") and png.stat().st_size > 10_000
     if DIAG.is_dir():  # for a person to look at; never part of the repository
         shutil.copyfile(png, DIAG / "html_report.png")

@@ -48,6 +48,9 @@ def test_prefix_and_suffix_must_touch_the_match_across_whitespace_only() -> None
     assert first_match(text, TextDirective("apple", prefix="ripe")) is None
     assert first_match(text, TextDirective("apple", suffix="green")) is None
     assert first_match("apple. green apple pie", TextDirective("apple", suffix="pie")) == (13, 18)
+    # The prefix's matches are walked in order until one is followed by the start.
+    blue = TextDirective("blue car", prefix="old")
+    assert first_match("old red car. old blue car.", blue) == (17, 25)
 
 
 def test_start_end_ranges_end_at_the_first_end_after_the_start() -> None:
@@ -87,6 +90,16 @@ def test_an_end_that_recurs_inside_the_quote_grows_until_it_ends_it() -> None:
     directive = text_fragment(quote, text, span)
     assert first_match(text, directive) == span
     assert directive.end is not None and directive.end.endswith("one two three")
+
+
+def test_a_log_of_near_identical_lines_is_told_apart_by_the_words_before_the_quote() -> None:
+    line = "the span was lowered again after ship number {} had passed the harbor channel."
+    text = "\n\n".join(f"Lift {i}: " + line.format(i) for i in range(5000))
+    quote = line.format(4000)
+    span = _at(text, quote)
+    directive = text_fragment(quote, text, span)
+    assert directive.prefix == "4000:"
+    assert first_match(text, directive) == span
 
 
 def test_a_quote_over_two_paragraphs_never_puts_a_line_break_in_a_term() -> None:

@@ -2,9 +2,9 @@
 specification.
 
 A text directive is ``[prefix-,]start[,end][,-suffix]``; a browser that supports it scrolls to
-and highlights the first range of the page that it matches. Matching is case-insensitive, each
-term must begin and end on a word boundary, and whitespace between words is whatever the page
-renders (one space here, since terms are built from words). :func:`first_match` follows the
+and highlights the first range of the page that it matches. Matching is case-insensitive, the
+range begins and ends on word boundaries, and terms are the quote's words joined by single
+spaces, each matching any run of whitespace on the page. :func:`first_match` follows the
 specification's search over a clean page text, so :func:`text_fragment` can choose terms whose
 first match on the page is the quote itself: a few words at each end of a long quote, and the
 words before it as a prefix when its start occurs earlier on the page.
@@ -23,6 +23,7 @@ _WORD = re.compile(r"\S+")
 _LONG_QUOTE_WORDS = 10
 """A quote of more words than this is linked as start,end rather than in full."""
 _MAX_PREFIX_WORDS = 8
+"""The most words before a quote that its prefix takes to single it out."""
 
 
 @dataclass(frozen=True)
@@ -122,73 +123,41 @@ def _prefix_words(page_text: str, start: int) -> list[str]:
 def first_match(text: str, directive: TextDirective) -> tuple[int, int] | None:
     """The span of ``text`` a browser highlights for ``directive``: the first match, with the
     specification's rules (word boundaries, case-insensitive, prefix and suffix separated
-    from the match by whitespace only); None when nothing matches."""
+    from the match by whitespace only); None when nothing matches.
+
+    The specification walks the prefix's matches in order and takes the first one that the
+    start follows, then the first end after the start that the suffix follows; each walk is
+    the leftmost match of one pattern here (prefix, whitespace, start; end, whitespace,
+    suffix). With an end, only the first start counts: no end after it means no match.
+    """
     d = directive
-    search_from = 0
-    while search_from < len(text):
-        if d.prefix:
-            found = _find(text, d.prefix, search_from, start_bound=True, end_bound=False)
-            if found is None:
-                return None
-            search_from = found[0] + 1
-            at = _skip_space(text, found[1])
-            match = _match_at(text, d.start, at, end_bound=_start_ends_word(d))
-            if match is None:
-                continue
-        else:
-            match = _find(
-                text, d.start, search_from, start_bound=True, end_bound=_start_ends_word(d)
-            )
-            if match is None:
-                return None
-            search_from = match[0] + 1
-        end_from = match[1]
-        while True:
-            stop = match[1]
-            if d.end:
-                end = _find(text, d.end, end_from, start_bound=True, end_bound=d.suffix is None)
-                if end is None:
-                    return None
-                stop = end[1]
-            if d.suffix is None:
-                return match[0], stop
-            at = _skip_space(text, stop)
-            if _match_at(text, d.suffix, at, end_bound=True) is not None:
-                return match[0], stop
-            if not d.end:
-                break
-            end_from = stop
-    return None
-
-
-def _start_ends_word(d: TextDirective) -> bool:
-    return d.end is not None or d.suffix is None
-
-
-def _skip_space(text: str, at: int) -> int:
-    while at < len(text) and text[at].isspace():
-        at += 1
-    return at
-
-
-def _find(
-    text: str, term: str, start: int, *, start_bound: bool, end_bound: bool
-) -> tuple[int, int] | None:
-    """The first match of ``term`` in ``text[start:]``, case-insensitive, whitespace runs
-    matching any whitespace, on word boundaries where asked."""
-    found = _pattern(term, start_bound, end_bound).search(text, start)
-    return None if found is None else found.span()
-
-
-def _match_at(text: str, term: str, at: int, *, end_bound: bool) -> tuple[int, int] | None:
-    """The match of ``term`` starting exactly at ``at``, or None."""
-    found = _pattern(term, False, end_bound).match(text, at)
-    return None if found is None else found.span()
+    start_ends_word = d.end is not None or d.suffix is None
+    opening = [(d.prefix, True, False)] if d.prefix else []
+    opening.append((d.start, not d.prefix, start_ends_word))
+    if d.end is None and d.suffix:
+        opening.append((d.suffix, False, True))
+    found = _pattern(tuple(opening), 1 if d.prefix else 0).search(text)
+    if found is None:
+        return None
+    start, stop = found.span("term")
+    if d.end is None:
+        return start, stop
+    closing = [(d.end, True, d.suffix is None)]
+    if d.suffix:
+        closing.append((d.suffix, False, True))
+    end = _pattern(tuple(closing), 0).search(text, stop)
+    return None if end is None else (start, end.end("term"))
 
 
 @lru_cache(maxsize=256)
-def _pattern(term: str, start_bound: bool, end_bound: bool) -> re.Pattern[str]:
-    body = r"\s+".join(re.escape(w) for w in _words(term))
-    head = r"(?<!\w)" if start_bound and re.match(r"\w", term) else ""
-    tail = r"(?!\w)" if end_bound and re.search(r"\w$", term) else ""
-    return re.compile(head + body + tail, re.IGNORECASE)
+def _pattern(terms: tuple[tuple[str, bool, bool], ...], index: int) -> re.Pattern[str]:
+    """One pattern for ``terms`` (each: text, starts on a word boundary, ends on one) in a row,
+    whitespace between them, the term at ``index`` captured as ``term``; case-insensitive,
+    a whitespace run in a term matching any whitespace."""
+    parts = []
+    for i, (term, start_bound, end_bound) in enumerate(terms):
+        body = r"\s+".join(re.escape(w) for w in _words(term))
+        head = r"(?<!\w)" if start_bound and re.match(r"\w", term) else ""
+        tail = r"(?!\w)" if end_bound and re.search(r"\w$", term) else ""
+        parts.append(f"(?P<term>{head}{body}{tail})" if i == index else head + body + tail)
+    return re.compile(r"\s*".join(parts), re.IGNORECASE)
