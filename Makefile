@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 QUESTION ?= How do I make a shallow copy of an object in Python?
 
-.PHONY: setup research test lint postgres bench clean
+.PHONY: setup research test lint postgres chromium bench clean
 
 setup: $(VENV)/.installed
 
@@ -25,7 +25,7 @@ lint: setup
 	$(BIN)/ruff format --check src tests bench graphs
 	$(BIN)/mypy
 
-test: lint postgres
+test: lint postgres chromium
 	$(BIN)/pytest -q
 
 # The integration tests start their own PostgreSQL server on loopback; they install nothing, so
@@ -39,6 +39,19 @@ postgres:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 	else \
 	  echo "PostgreSQL is not installed and this is not root: its tests will fail with the reason"; \
+	fi
+
+# The HTML report's browser tests drive Debian's headless Chromium; it is installed here when
+# missing (as root), and those tests skip, saying why, only when it is absent.
+chromium:
+	@if [ -x /usr/bin/chromium ]; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing Chromium for the browser tests (apt-get install chromium)"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "Chromium is not installed and this is not root: the browser tests will skip"; \
 	fi
 
 bench: setup

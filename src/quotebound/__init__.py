@@ -32,7 +32,9 @@ if TYPE_CHECKING:
     from quotebound.evidence.verification import Verification, verify_quote
     from quotebound.graph.build import build_graph
     from quotebound.graph.deps import Deps
+    from quotebound.interface.output import cited_pages
     from quotebound.interface.runner import load_run, resume_research, run_research
+    from quotebound.report.html import render_html_report
     from quotebound.storage.rawstore import RawPage, get_raw_page, list_raw_pages, raw_namespace
     from quotebound.storage.stores import open_store
     from quotebound.text.page import Block, Page
@@ -51,7 +53,9 @@ _MODULES = {
     "text.page": ("Block", "Page"),
     "text.parsing": ("parse_page", "sanitize_html"),
     "storage.rawstore": ("RawPage", "get_raw_page", "list_raw_pages", "raw_namespace"),
+    "interface.output": ("cited_pages",),
     "interface.runner": ("load_run", "resume_research", "run_research"),
+    "report.html": ("render_html_report",),
     "acquisition.providers": ("ProviderLadder", "SearchCandidate", "SearchProvider"),
     "storage.stores": ("open_store",),
     "acquisition.tavily": ("TavilyProvider",),
@@ -83,6 +87,7 @@ __all__ = [
     "TrustTier",
     "Verification",
     "build_graph",
+    "cited_pages",
     "embedded_corpus",
     "extract_candidates",
     "get_raw_page",
@@ -92,6 +97,7 @@ __all__ = [
     "open_store",
     "parse_page",
     "raw_namespace",
+    "render_html_report",
     "resume_research",
     "run_research",
     "sanitize_html",

@@ -265,6 +265,22 @@ def test_markdown_report_to_a_file(sqlite_run: Run) -> None:
     assert "twelve minutes" in out.read_text(encoding="utf-8")
 
 
+def test_html_report_from_research_and_again_from_show(sqlite_run: Run) -> None:
+    home, out = sqlite_run.home, sqlite_run.home / "reports" / "report.html"
+    done = _run(home, "research", QUESTION, "--corpus", str(sqlite_run.corpus),
+                "--base-url", BASE_URL, "--thread-id", "harbor-html", "--quiet",
+                "--format", "html", "--out", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and done.stderr == ""
+    document = out.read_text(encoding="utf-8")
+    assert document.startswith("<!doctype html>") and "<script" not in document
+    assert f'<a href="{BASE_URL}bridge.html#:~:text=' in document  # a deep link to the quote
+    assert "<mark>" in document and "twelve minutes" in document  # the quote in its paragraph
+    shown = _run(home, "show", "harbor-html", "--format", "html")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == document
+
+
 def test_unanswerable_question_exits_3(sqlite_run: Run) -> None:
     done = _run(sqlite_run.home, "research", "What is the airspeed velocity of a swallow?",
                 "--corpus", str(sqlite_run.corpus), "--store", "memory", "--format", "json",
@@ -296,6 +312,7 @@ def _closed_port() -> int:
         (["research", "Q", "--base-url", "https://x.example/\udcff/"], "corpus_base_url"),
         (["research", "Q", "--store", "sqlite:{home}/\udcff.sqlite"], "store URI"),
         (["show", "run.1"], "run.1"),
+        (["show", "t1", "--format", "pdf"], "'json', 'html'"),
         (["verify", "--quote", "x", "--file", "{home}/no-such-file"], "no-such-file"),
     ],
 )

@@ -71,7 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"'memory', 'sqlite:PATH' or 'postgresql://...' (default: {default_store_uri()})",
     )
     fmt = _Parser(add_help=False)
-    fmt.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    fmt.add_argument(
+        "--format",
+        choices=["markdown", "json", "html"],
+        default="markdown",
+        help="html: one self-contained page whose quote links open the source at the quote",
+    )
     fmt.add_argument("--out", metavar="PATH", type=Path, help="write the output here")
 
     parser = _Parser(

@@ -4,7 +4,7 @@ cache, providers (and, from :mod:`quotebound.interface.bundlecommands`, export a
 Each command imports what it needs when it runs (the graph only for research and show), so
 that importing this module for ``--help`` costs nothing. A command returns its exit code
 (:mod:`quotebound.interface.exitcodes`) and raises :class:`~quotebound.errors.ConfigError` for
-a reason the user can fix.
+a reason the user can fix. A run's output is written by :mod:`quotebound.interface.output`.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ async def _research(args: argparse.Namespace) -> int:
     from quotebound.evidence.encoder import enabled as meaning_enabled
     from quotebound.graph.deps import Deps
     from quotebound.graph.state import validate_question
+    from quotebound.interface.output import emit_run, pages_for
     from quotebound.interface.runner import run_research
     from quotebound.storage.bytecache import shared as shared_cache
     from quotebound.storage.rawstore import validate_thread_id
@@ -88,8 +89,9 @@ async def _research(args: argparse.Namespace) -> int:
                 on_event=progress.event,
                 deps=deps,
             )
+            pages = await pages_for(args, handle.store, result)
         progress.note(f"status {result.get('status')}; see it again: quotebound show {thread_id}")
-    _emit_run(args, result)
+    emit_run(args, result, pages)
     return run_exit(result.get("status"))
 
 
@@ -121,40 +123,6 @@ def _stats_line(stats: IndexStats) -> str:
     )
 
 
-def _emit_run(args: argparse.Namespace, result: dict[str, Any]) -> None:
-    """Write a run's output as JSON or Markdown, to ``--out`` or stdout."""
-    if args.format == "json":
-        _write(args, json.dumps(result, ensure_ascii=False, indent=2) + "\n", markdown=False)
-    else:
-        _write(args, _run_markdown(args, result), markdown=True)
-
-
-def _run_markdown(args: argparse.Namespace, result: dict[str, Any]) -> str:
-    text = str(result.get("report_markdown") or "").rstrip() + "\n"
-    if args.command == "show":
-        audit = json.dumps(result.get("audit", {}), ensure_ascii=False, indent=2)
-        text += f"\n## Audit\n\n```json\n{audit}\n```\n"
-    return text
-
-
-def _write(args: argparse.Namespace, text: str, *, markdown: bool) -> None:
-    if args.out is not None:
-        try:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot write {args.out}: {exc.strerror}") from exc
-        return
-    if markdown and sys.stdout.isatty():
-        from rich.console import Console
-        from rich.markdown import Markdown
-
-        Console().print(Markdown(text))
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-
-
 # --- index ------------------------------------------------------------------------------------
 
 
@@ -172,6 +140,7 @@ async def _index(args: argparse.Namespace) -> int:
 async def _resume(args: argparse.Namespace) -> int:
     from quotebound.evidence.encoder import enabled as meaning_enabled
     from quotebound.graph.deps import Deps
+    from quotebound.interface.output import emit_run, pages_for
     from quotebound.interface.runner import resume_research
     from quotebound.storage.bytecache import shared as shared_cache
     from quotebound.storage.rawstore import validate_thread_id
@@ -206,8 +175,9 @@ async def _resume(args: argparse.Namespace) -> int:
                 on_event=progress.event,
                 deps=Deps(),
             )
+            pages = await pages_for(args, handle.store, result)
         progress.note(f"status {result.get('status')}; see it again: quotebound show {thread_id}")
-    _emit_run(args, result)
+    emit_run(args, result, pages)
     return run_exit(result.get("status"))
 
 
@@ -266,6 +236,7 @@ def _verification_text(source: str, v: Verification) -> str:
 
 
 async def _show(args: argparse.Namespace) -> int:
+    from quotebound.interface.output import emit_run, pages_for
     from quotebound.interface.runner import load_run
     from quotebound.storage.rawstore import validate_thread_id
     from quotebound.storage.stores import open_store
@@ -277,7 +248,8 @@ async def _show(args: argparse.Namespace) -> int:
             raise ConfigError(
                 f"no such thread {thread_id!r} in {handle.uri} (never run there, or pruned)"
             )
-    _emit_run(args, result)
+        pages = await pages_for(args, handle.store, result)
+    emit_run(args, result, pages)
     return EXIT_OK
 
 

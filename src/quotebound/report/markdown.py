@@ -7,13 +7,17 @@ Page-derived text (titles, quotes) is escaped minimally so it cannot add links o
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
 from quotebound.records import ConflictGroup, Finding, SourceInfo, Status
-from quotebound.tiers import TrustTier
-from quotebound.urls import canonical_url
+from quotebound.report.outline import (
+    answer_text,
+    cited_first,
+    shown_findings,
+    tier_label,
+    unread_reasons,
+)
 
 __all__ = ["grounding_confidence", "render_report", "report_tier"]
 
@@ -21,10 +25,6 @@ Confidence = Literal["high", "medium", "low", "insufficient"]
 
 _NEWLINES = re.compile(r"\s*[\r\n]+\s*")
 _INERT = re.compile(r"[\\\[\]<>]")
-_DEFAULT_MISSING = "a passage in the sources read that answers the question"
-_DEFAULT_DISABLED = (
-    "no Store or thread id was available, so no page could be stored and no quote checked"
-)
 
 
 def grounding_confidence(n_findings: int) -> Confidence:
@@ -58,19 +58,9 @@ def render_report(
     answer; the others say what is missing, or that nothing is verified and why.
     """
     verified = status == Status.ANSWERED
-    shown = list(findings) if verified else []
+    shown = shown_findings(status, findings)
     lines = [f"# {_inline(question)}", "", "## Direct answer", ""]
-    if status == Status.VERIFIED_DISABLED:
-        lines.append(
-            f"Nothing in this report is verified: {_inline(missing or _DEFAULT_DISABLED)}."
-        )
-    elif not verified or not shown or not answer.strip():
-        lines.append(
-            "Insufficient evidence: no verified quote answers this question. "
-            f"Missing: {_inline(missing or _DEFAULT_MISSING)}."
-        )
-    else:
-        lines.append(_inline(answer))
+    lines.append(_inline(answer_text(status, answer, findings, missing)))
     lines += ["", "## Verified findings", ""]
     lines += [_finding_line(f) for f in shown] or ["None."]
     lines += ["", "## Conflicts and uncertainty", ""]
@@ -106,23 +96,18 @@ def _uncertainty(
 
 
 def _sources(sources: Sequence[SourceInfo], findings: Sequence[Finding]) -> list[str]:
-    """Fetched sources, those cited first (in citation order), then the others read, then
-    how many could not be read, by reason code."""
-    fetched = [s for s in sources if s["fetch_status"] == "fetched"]
-    order = {canonical_url(f["url"]): i for i, f in reversed(list(enumerate(findings)))}
-    fetched.sort(key=lambda s: order.get(s["canonical_url"] or canonical_url(s["url"]), len(order)))
-    lines = []
-    for source in fetched:
-        cited = (source["canonical_url"] or canonical_url(source["url"])) in order
-        accessed = source.get("fetched_at") or "unknown time"
+    """Fetched sources, those cited first, then how many could not be read, by reason code."""
+    lines = [
+        f"* {_link(source['title'], source['url'])} - {tier_label(source['trust_tier'])} - "
+        f"{'cited' if cited else 'read'}, accessed {source.get('fetched_at') or 'unknown time'}"
+        for source, cited in cited_first(sources, findings)
+    ]
+    reasons = unread_reasons(sources)
+    if reasons:
+        detail = ", ".join(f"{reason}: {n}" for reason, n in reasons)
         lines.append(
-            f"* {_link(source['title'], source['url'])} - {_tier(source['trust_tier'])} - "
-            f"{'cited' if cited else 'read'}, accessed {accessed}"
+            f"* {sum(n for _, n in reasons)} more could not be read ({detail}); see the audit"
         )
-    reasons = Counter(s.get("reason") or "failed" for s in sources if s["fetch_status"] == "failed")
-    if reasons:  # named by count only: a URL that was not read is never shown as a source
-        detail = ", ".join(f"{reason}: {n}" for reason, n in sorted(reasons.items()))
-        lines.append(f"* {sum(reasons.values())} more could not be read ({detail}); see the audit")
     return lines or ["None."]
 
 
@@ -138,19 +123,12 @@ def _leads(sources: Sequence[SourceInfo]) -> list[str]:
 def _confidence_line(findings: Sequence[Finding]) -> str:
     level = grounding_confidence(len(findings))
     tier = report_tier(findings)
-    tier_text = _tier(tier) if tier is not None else "none"
+    tier_text = tier_label(tier) if tier is not None else "none"
     plural = "" if len(findings) == 1 else "s"
     return (
         f"Grounding confidence: {level} ({len(findings)} verified finding{plural}); "
         f"report tier: {tier_text}."
     )
-
-
-def _tier(tier: int) -> str:
-    try:
-        return f"{TrustTier(tier).name} (tier {tier})"
-    except ValueError:
-        return f"tier {tier}"
 
 
 def _inline(text: str) -> str:
