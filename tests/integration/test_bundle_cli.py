@@ -3,8 +3,10 @@ the console script as a subprocess (no keys, no network)."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from browser import Chromium, needs_chromium
 
 from quotebound.interface.cli import main
 from quotebound.interface.exitcodes import EXIT_ALTERED, EXIT_USAGE
@@ -204,3 +207,46 @@ def test_a_file_that_is_not_a_bundle_is_one_line_and_exit_2(
         str(exported.bundle / "x"),
     ]
     assert "cannot write" in _one_line_error(capsys, into_a_file)
+
+
+def test_the_bundles_html_report_links_each_quote_to_its_marked_place_in_a_stored_page(
+    exported: Exported,
+) -> None:
+    """Inside the bundle the report's quote links open a view of the stored page (its verified
+    text, escaped, no scripts) at an anchor where the quote starts, the quote marked."""
+    quotes = [" ".join(f["quote"].split()) for f in exported.output["findings"]]
+    with zipfile.ZipFile(exported.bundle) as z:
+        names = set(z.namelist())
+        links = re.findall(
+            r'href="(views/[0-9a-f]{16}\.html)#(q\d+-\d+)"', z.read("report.html").decode()
+        )
+        assert len(links) == len(quotes), links
+        for (path, anchor), quote in zip(links, quotes, strict=True):
+            assert path in names
+            view = z.read(path).decode()
+            assert "<script" not in view.lower() and "Content-Security-Policy" in view
+            after = view.split(f'<span id="{anchor}"></span>', 1)[1]
+            assert after.startswith("<mark>"), after[:80]
+            text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", after)).split())
+            assert text.startswith(quote), (text[:120], quote)
+    assert main(["verify-bundle", str(exported.bundle)]) == 0
+
+
+@needs_chromium
+async def test_a_quote_link_in_the_bundle_opens_its_view_scrolled_to_the_marked_quote(
+    exported: Exported, tmp_path: Path
+) -> None:
+    """Unpacked, the bundle is a small site: opening a quote's link from its HTML report in
+    Chromium shows the stored page's view with the quote's mark in sight."""
+    with zipfile.ZipFile(exported.bundle) as z:
+        z.extractall(tmp_path)
+    report = (tmp_path / "report.html").read_text()
+    path, anchor = re.findall(r'href="(views/[0-9a-f]{16}\.html)#(q\d+-\d+)"', report)[-1]
+    target = f"document.getElementById('{anchor}').nextElementSibling"
+    in_view = (
+        f"({target}.tagName === 'MARK' && {target}.getBoundingClientRect().top >= 0"
+        f" && {target}.getBoundingClientRect().bottom <= window.innerHeight)"
+    )
+    async with Chromium() as browser:
+        await browser.open(f"{(tmp_path / path).as_uri()}#{anchor}")
+        assert await browser.until(in_view)

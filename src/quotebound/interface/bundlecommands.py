@@ -24,9 +24,13 @@ __all__ = ["BUNDLE_HANDLERS"]
 
 
 async def _export(args: argparse.Namespace) -> int:
-    """Write the bundle of a finished run to ``--out``; one line says what it holds."""
+    """Write the bundle of a finished run to ``--out``, with its HTML report and the views of
+    its cited pages; one line says what it holds."""
+    from quotebound.interface.output import cited_pages
     from quotebound.interface.runner import load_evidence, load_run
     from quotebound.report.bundle import MAX_ENTRIES, build_bundle
+    from quotebound.report.html import render_html_report
+    from quotebound.report.pageview import page_views
     from quotebound.storage.rawstore import list_raw_pages, validate_thread_id
     from quotebound.storage.stores import open_store
 
@@ -40,7 +44,13 @@ async def _export(args: argparse.Namespace) -> int:
                 "still running, or pruned)"
             )
         pages = await list_raw_pages(handle.store, thread_id, limit=MAX_ENTRIES)
-    data = build_bundle(result, evidence, pages, thread_id=thread_id)
+        cited = await cited_pages(handle.store, thread_id, result)
+    # The HTML report inside the bundle links each quote to its marked place in a view of the
+    # stored page (its clean text, escaped), not to the live page.
+    views, view_files = await asyncio.to_thread(page_views, result, cited)
+    html = render_html_report(result, cited, views=views)
+    extra = {"report.html": html.encode(), **view_files}
+    data = build_bundle(result, evidence, pages, thread_id=thread_id, extra_files=extra)
     _write_file(args.out, data)
     print(
         f"exported thread {thread_id}: {len(pages)} pages, {len(evidence)} evidence records, "

@@ -20,7 +20,6 @@ from html import escape
 from typing import Any
 from urllib.parse import urlsplit
 
-from quotebound.evidence.verification import verify_quote
 from quotebound.records import ConflictGroup, Finding, SourceInfo, Status
 from quotebound.report.fragments import deep_link, text_fragment
 from quotebound.report.markdown import grounding_confidence, report_tier
@@ -31,6 +30,7 @@ from quotebound.report.outline import (
     tier_label,
     unread_reasons,
 )
+from quotebound.report.pageview import locate_quote, quote_anchor
 from quotebound.text.page import Page
 
 __all__ = ["render_html_report"]
@@ -39,6 +39,8 @@ _CONTEXT_CHARS = 600
 """At most this much of the paragraph is shown on each side of a quote."""
 _SPACE = re.compile(r"\s+")
 _UNSAFE_URL = re.compile(r"[\x00-\x20\x7f]")
+_VIEW_PATH = re.compile(r"[A-Za-z0-9_-]+/[0-9a-f]{16}\.html")
+"""A page view's path in a bundle (our own name, never a page's): the only relative link."""
 
 _CSS = """
 :root { color-scheme: light; --ink: #1f2328; --muted: #59636e; --line: #d1d9e0;
@@ -80,15 +82,24 @@ footer code { overflow-wrap: anywhere; }
 """
 
 
-def render_html_report(result: Mapping[str, Any], pages: Mapping[str, Page] | None = None) -> str:
+def render_html_report(
+    result: Mapping[str, Any],
+    pages: Mapping[str, Page] | None = None,
+    *,
+    views: Mapping[str, str] | None = None,
+) -> str:
     """The run's report as one HTML document.
 
     ``result`` is a finished run's output (what :func:`~quotebound.run_research` returns);
     ``pages`` maps a cited URL to its stored page, parsed (as :func:`~quotebound.cited_pages`
     reads them): with it, each link's text fragment is chosen so its first match on the page
     is the quote, and each finding shows its paragraph. A page left out only loses those two.
+    ``views`` maps a cited URL to the relative path of its stored page's view
+    (:mod:`~quotebound.report.pageview`, in an evidence bundle): a quote on such a page links
+    to its marked place in the view instead of the live page.
     """
     pages = pages or {}
+    links = _QuoteLinks(pages, views or {})
     audit: Mapping[str, Any] = result.get("audit") or {}
     status = str(result.get("status") or "")
     findings: Sequence[Finding] = result.get("findings") or []
@@ -101,12 +112,12 @@ def render_html_report(result: Mapping[str, Any], pages: Mapping[str, Page] | No
         "<h2>Direct answer</h2>",
         f'<p class="answer">{escape(answer)}</p>',
         "<h2>Verified findings</h2>",
-        _findings(shown, pages),
+        _findings(shown, links),
         "<h2>Conflicts and uncertainty</h2>",
         _uncertainty(
             audit.get("conflicts") or [] if status == Status.ANSWERED else [],
             audit.get("missing") if status == Status.ANSWERED else None,
-            pages,
+            links,
         ),
         "<h2>Sources</h2>",
         _sources(result.get("sources") or [], shown, status),
@@ -148,14 +159,12 @@ def _meta(status: str, shown: Sequence[Finding], thread_id: object) -> str:
     return '<ul class="meta">' + "".join(items) + "</ul>"
 
 
-def _findings(findings: Sequence[Finding], pages: Mapping[str, Page]) -> str:
+def _findings(findings: Sequence[Finding], links: _QuoteLinks) -> str:
     if not findings:
         return "<p>None.</p>"
     items = []
     for finding in findings:
-        page = pages.get(finding["url"])
-        span = _locate(finding["quote"], page, finding["verification"]) if page else None
-        title = _link(finding["title"] or finding["url"], _quote_url(finding, page, span))
+        title, context = links.cite(finding, finding["verification"])
         parts = []
         if _folded(finding["claim"]) != _folded(finding["quote"]):  # an extractive claim is
             parts.append(f'<p class="claim">{escape(finding["claim"])}</p>')  # its quote
@@ -164,30 +173,43 @@ def _findings(findings: Sequence[Finding], pages: Mapping[str, Page]) -> str:
             f'<p class="cite">{title} &middot; {escape(tier_label(finding["trust_tier"]))}'
             f" &middot; verified ({escape(finding['verification']['method'] or 'exact')})</p>",
         ]
-        if page is not None and span is not None:
-            parts.append(_context(page, span))
+        parts += [context] if context else []
         items.append("<li>" + "\n".join(parts) + "</li>")
     return '<ol class="findings">\n' + "\n".join(items) + "\n</ol>"
 
 
-def _quote_url(cited: Mapping[str, Any], page: Page | None, span: tuple[int, int] | None) -> str:
+class _QuoteLinks:
+    """Where a cited quote links and the paragraph it is shown in, from the stored pages and,
+    in a bundle, the pages' views."""
+
+    def __init__(self, pages: Mapping[str, Page], views: Mapping[str, str]) -> None:
+        self._pages = pages
+        self._views = views
+
+    def cite(self, cited: Mapping[str, Any], verification: Mapping[str, Any]) -> tuple[str, str]:
+        """The quote's title link and its paragraph block (empty without its stored page)."""
+        url, quote = str(cited["url"]), str(cited["quote"])
+        page = self._pages.get(url)
+        span = locate_quote(quote, page, verification) if page is not None else None
+        text = cited["title"] or url
+        view = self._views.get(url)
+        if view is not None and span is not None and _VIEW_PATH.fullmatch(view):
+            link = (
+                f'<a href="{escape(view)}#{quote_anchor(span)}">{escape(text)}</a>'
+                f' <span class="url">({escape(url)})</span>'
+            )
+        else:
+            link = _link(text, _quote_url(url, quote, page, span))
+        return link, (_context(page, span) if page is not None and span is not None else "")
+
+
+def _quote_url(url: str, quote: str, page: Page | None, span: tuple[int, int] | None) -> str:
     """The cited URL with a text fragment for its quote (a non-web URL as it is)."""
-    url, quote = str(cited["url"]), str(cited["quote"])
     if _web_url(url) is None or not quote.strip():
         return url
     if page is not None and span is not None:
         return deep_link(url, text_fragment(quote, page.text, span))
     return deep_link(url, text_fragment(quote))
-
-
-def _locate(quote: str, page: Page, verification: Mapping[str, Any]) -> tuple[int, int] | None:
-    """Where the quote lies in the page's text: its recorded offsets when they still hold
-    it, else where verification finds it now; None when it no longer verifies."""
-    start, end = int(verification.get("start", -1)), int(verification.get("end", -1))
-    if 0 <= start < end <= len(page.text) and _folded(page.text[start:end]) == _folded(quote):
-        return start, end
-    found = verify_quote(quote, page.text)
-    return (found.start, found.end) if found.status == "PASS" else None
 
 
 def _folded(text: str) -> str:
@@ -215,7 +237,7 @@ def _context(page: Page, span: tuple[int, int]) -> str:
 
 
 def _uncertainty(
-    conflicts: Sequence[ConflictGroup], missing: str | None, pages: Mapping[str, Page]
+    conflicts: Sequence[ConflictGroup], missing: str | None, links: _QuoteLinks
 ) -> str:
     """As the Markdown report: the conflicts, and what is not verified yet (the run's
     warnings stay in the audit)."""
@@ -223,10 +245,8 @@ def _uncertainty(
     for group in conflicts:
         sides = []
         for side in group["sides"]:
-            page = pages.get(side["url"])
-            span = _locate(side["quote"], page, {}) if page else None
+            link, _ = links.cite(side, {})
             values = f" (states {escape(', '.join(side['values']))})" if side["values"] else ""
-            link = _link(side["title"] or side["url"], _quote_url(side, page, span))
             sides.append(f"<li>\u201c{escape(side['quote'])}\u201d &ndash; {link}{values}</li>")
         items.append(
             f"<li>Sources disagree on {escape(group['topic'])}:"
