@@ -10,6 +10,7 @@ a reason the user can fix. A run's output is written by :mod:`quotebound.interfa
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 import uuid
@@ -28,10 +29,12 @@ if TYPE_CHECKING:
     from quotebound.acquisition.corpusindex import IndexStats
     from quotebound.context import Context
     from quotebound.evidence.verification import Verification
+    from quotebound.graph.deps import Deps
     from quotebound.interface.progress import Progress
     from quotebound.storage.rawstore import RawPage
+    from quotebound.storage.stores import StoreHandle
 
-__all__ = ["HANDLERS", "prepare_corpus", "url_page"]
+__all__ = ["HANDLERS", "prepare_corpus", "research_in", "url_page"]
 
 
 def _progress(args: argparse.Namespace) -> Progress:
@@ -49,7 +52,6 @@ async def _research(args: argparse.Namespace) -> int:
     from quotebound.graph.deps import Deps
     from quotebound.graph.state import validate_question
     from quotebound.interface.output import emit_run, pages_for
-    from quotebound.interface.runner import run_research
     from quotebound.storage.bytecache import shared as shared_cache
     from quotebound.storage.rawstore import validate_thread_id
     from quotebound.storage.stores import open_store
@@ -77,22 +79,42 @@ async def _research(args: argparse.Namespace) -> int:
     deps = Deps()
     with _progress(args) as progress:
         async with open_store(args.store) as handle:
-            prepare_corpus(context.resolved(), deps.corpus_roots, progress)
-            deps.toolkit(context.resolved())  # a provider or model that cannot run fails now
-            progress.note(f"thread {thread_id} in {handle.uri}")
-            result = await run_research(
-                question,
-                store=handle.store,
-                checkpointer=handle.checkpointer,
-                thread_id=thread_id,
-                context=context,
-                on_event=progress.event,
-                deps=deps,
-            )
+            result = await research_in(handle, question, thread_id, context, deps, progress)
             pages = await pages_for(args, handle.store, result)
         progress.note(f"status {result.get('status')}; see it again: quotebound show {thread_id}")
     emit_run(args, result, pages)
     return run_exit(result.get("status"))
+
+
+async def research_in(
+    handle: StoreHandle,
+    question: str,
+    thread_id: str,
+    context: Context,
+    deps: Deps,
+    progress: Progress,
+) -> dict[str, Any]:
+    """Run one research on ``handle``'s Store and checkpointer, as ``quotebound research`` and
+    the MCP ``research`` tool do: the corpus indexed first (file work, off the event loop) and
+    the run's providers and model built, so that one that cannot run fails before the run."""
+    from quotebound.interface.runner import run_research
+
+    def prepare() -> None:
+        settings = context.resolved()
+        prepare_corpus(settings, deps.corpus_roots, progress)
+        deps.toolkit(settings)
+
+    await asyncio.to_thread(prepare)
+    progress.note(f"thread {thread_id} in {handle.uri}")
+    return await run_research(
+        question,
+        store=handle.store,
+        checkpointer=handle.checkpointer,
+        thread_id=thread_id,
+        context=context,
+        on_event=progress.event,
+        deps=deps,
+    )
 
 
 def prepare_corpus(context: Context, roots: Sequence[Path] | None, progress: Progress) -> None:

@@ -29,9 +29,8 @@ from quotebound.errors import ConfigError, QuoteboundError
 from quotebound.evidence.verification import verify_quote
 from quotebound.graph.deps import Deps
 from quotebound.graph.state import validate_question
-from quotebound.interface.commands import prepare_corpus, url_page
+from quotebound.interface.commands import research_in, url_page
 from quotebound.interface.progress import Progress
-from quotebound.interface.runner import run_research
 from quotebound.storage.rawstore import (
     RawPage,
     get_raw_page,
@@ -136,23 +135,7 @@ def build_server(
         context = make_context(profile, provider=providers, **explicit)
         thread_id = uuid.uuid4().hex
         with Progress(sys.stderr, enabled=not quiet) as progress:
-
-            def prepare() -> None:  # indexing a corpus is file work: off the event loop
-                settings = context.resolved()
-                prepare_corpus(settings, deps.corpus_roots, progress)
-                deps.toolkit(settings)  # a provider or model that cannot run fails now
-
-            await asyncio.to_thread(prepare)
-            progress.note(f"thread {thread_id} in {handle.uri}")
-            result = await run_research(
-                question,
-                store=handle.store,
-                checkpointer=handle.checkpointer,
-                thread_id=thread_id,
-                context=context,
-                on_event=progress.event,
-                deps=deps,
-            )
+            result = await research_in(handle, question, thread_id, context, deps, progress)
             progress.note(f"status {result.get('status')}; thread {thread_id}")
         return _research_result(result)
 

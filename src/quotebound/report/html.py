@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from quotebound.records import ConflictGroup, Finding, SourceInfo, Status
 from quotebound.report.fragments import deep_link, text_fragment
+from quotebound.report.htmlpage import html_document
 from quotebound.report.markdown import grounding_confidence, report_tier
 from quotebound.report.outline import (
     answer_text,
@@ -123,26 +124,7 @@ def render_html_report(
         _sources(result.get("sources") or [], shown, status),
         _footer(audit),
     ]
-    return "\n".join(
-        [
-            "<!doctype html>",
-            '<html lang="en">',
-            "<head>",
-            '<meta charset="utf-8">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            '<meta http-equiv="Content-Security-Policy" '
-            "content=\"default-src 'none'; style-src 'unsafe-inline'; img-src 'none'\">",
-            '<meta name="referrer" content="no-referrer">',
-            f"<title>{escape(question)} - quotebound report</title>",
-            f"<style>{_CSS}</style>",
-            "</head>",
-            "<body><main>",
-            *body,
-            "</main></body>",
-            "</html>",
-            "",
-        ]
-    )
+    return html_document(f"{question} - quotebound report", _CSS, body)
 
 
 def _meta(status: str, shown: Sequence[Finding], thread_id: object) -> str:

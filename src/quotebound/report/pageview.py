@@ -16,6 +16,7 @@ from itertools import pairwise
 from typing import Any
 
 from quotebound.evidence.verification import verify_quote
+from quotebound.report.htmlpage import html_document
 from quotebound.text.page import Page
 from quotebound.urls import source_id
 
@@ -76,30 +77,13 @@ def render_page_view(page: Page, *, url: str, title: str, spans: Iterable[tuple[
     anchors = {s: [quote_anchor((s, e)) for s2, e in wanted if s2 == s] for s, _ in wanted}
     blocks = [(b.start, b.end) for b in page.blocks] or [(0, len(page.text))]
     body = [_paragraph(page.text, start, end, marks, anchors) for start, end in blocks]
-    heading = escape(title or url)
-    return "\n".join(
-        [
-            "<!doctype html>",
-            '<html lang="en">',
-            "<head>",
-            '<meta charset="utf-8">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            '<meta http-equiv="Content-Security-Policy" '
-            "content=\"default-src 'none'; style-src 'unsafe-inline'; img-src 'none'\">",
-            f"<title>{heading} - stored page</title>",
-            f"<style>{_CSS}</style>",
-            "</head>",
-            "<body><main>",
-            f"<h1>{heading}</h1>",
-            f'<p class="url">{escape(url)}</p>',
-            '<p class="note">The text of this page as stored when it was read, the text its '
-            "quotes were verified against; the quotes the report cites are marked.</p>",
-            *body,
-            "</main></body>",
-            "</html>",
-            "",
-        ]
+    note = (
+        '<p class="note">The text of this page as stored when it was read, the text its quotes '
+        "were verified against; the quotes the report cites are marked.</p>"
     )
+    heading = f"<h1>{escape(title or url)}</h1>"
+    lines = [heading, f'<p class="url">{escape(url)}</p>', note, *body]
+    return html_document(f"{title or url} - stored page", _CSS, lines)
 
 
 def _folded(text: str) -> str:
