@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from browser import Chromium, needs_chromium
+from keyless import keyless_env
 
 from quotebound.interface.cli import main
 from quotebound.interface.exitcodes import EXIT_ALTERED, EXIT_USAGE
@@ -40,21 +40,10 @@ pier until the harbor pilot signals that the shipping channel is clear again for
 """
 
 
-def _env(home: Path) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"TAVILY_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"}
-        and not k.startswith("QUOTEBOUND_")
-    }
-    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"), XDG_DATA_HOME=str(home / "d"))
-    return env
-
-
 def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [QUOTEBOUND, *args],
-        env=_env(home),
+        env=keyless_env(home),
         cwd=home,
         capture_output=True,
         text=True,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import socket
 import subprocess
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from httpserver import LoopbackServer, respond
+from keyless import keyless_env
 from postgres import PostgresServer, postgres_server  # noqa: F401  (fixture)
 
 from quotebound.evidence.verification import verify_quote
@@ -54,27 +54,10 @@ guides fishing boats past the breakwater on foggy nights with a beam visible for
 }
 
 
-def _env(home: Path) -> dict[str, str]:
-    """The environment of a user with no provider keys, whose dirs are under ``home``."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"TAVILY_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"}
-        and not k.startswith("QUOTEBOUND_")
-    }
-    env.update(
-        HOME=str(home),
-        XDG_CACHE_HOME=str(home / "cache"),
-        XDG_DATA_HOME=str(home / "data"),
-        NO_COLOR="1",
-    )
-    return env
-
-
 def _run(home: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [QUOTEBOUND, *args],
-        env=_env(home),
+        env=keyless_env(home),
         cwd=home,
         capture_output=True,
         text=True,
@@ -135,7 +118,7 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
     args = ["--corpus", str(corpus), "--base-url", BASE_URL, "--thread-id", "killed-1"]
     proc = subprocess.Popen(
         [QUOTEBOUND, "research", QUESTION, *args],
-        env=_env(tmp_path),
+        env=keyless_env(tmp_path),
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -356,7 +339,7 @@ def test_index_and_verify_read_the_page_cap_that_research_reads(tmp_path: Path) 
     def run(cap: str, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [QUOTEBOUND, *args],
-            env={**_env(tmp_path), "QUOTEBOUND_MAX_PAGE_MB": cap},
+            env={**keyless_env(tmp_path), "QUOTEBOUND_MAX_PAGE_MB": cap},
             cwd=tmp_path,
             capture_output=True,
             text=True,
@@ -393,7 +376,7 @@ def test_a_malformed_process_setting_exits_2_with_one_line(
 ) -> None:
     done = subprocess.run(
         [QUOTEBOUND, "research", QUESTION, "--store", "memory"],
-        env={**_env(tmp_path), variable: value},
+        env={**keyless_env(tmp_path), variable: value},
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -464,7 +447,7 @@ def _searx(home: Path, server: LoopbackServer, *args: str) -> subprocess.Complet
     """``quotebound ARGS`` with QUOTEBOUND_SEARXNG_URL pointing at ``server``."""
     return subprocess.run(
         [QUOTEBOUND, *args],
-        env={**_env(home), "QUOTEBOUND_SEARXNG_URL": server.origin},
+        env={**keyless_env(home), "QUOTEBOUND_SEARXNG_URL": server.origin},
         cwd=home,
         capture_output=True,
         text=True,
@@ -544,7 +527,7 @@ def test_a_second_run_uses_the_kept_search_answers(
 
 def test_providers_lists_each_with_what_it_needs(tmp_path: Path) -> None:
     env = {
-        **_env(tmp_path),
+        **keyless_env(tmp_path),
         "QUOTEBOUND_SEARXNG_URL": "https://admin:s3cret-pw@searx.example:8443/",
         "BRAVE_API_KEY": "brave-SECRET-KEY",
     }

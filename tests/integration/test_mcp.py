@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from keyless import keyless_env
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, Tool
 from tern import BASE, CORPUS
@@ -39,17 +39,6 @@ class Session:
         return self.research.structured_content
 
 
-def _env(home: Path) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("QUOTEBOUND_")
-        and k not in {"TAVILY_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"}
-    }
-    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"), XDG_DATA_HOME=str(home / "data"))
-    return env
-
-
 def _tampered(quote: str) -> str:
     """The quote with its middle word swapped for another: a misquote."""
     words = quote.split()
@@ -62,7 +51,7 @@ async def _session(home: Path) -> Session:
     server = StdioServerParameters(
         command=QUOTEBOUND,
         args=["mcp", "--corpus", str(CORPUS), "--base-url", BASE, "--store", store],
-        env=_env(home),
+        env=keyless_env(home),
         cwd=str(home),
     )
     calls: dict[str, CallToolResult] = {}
