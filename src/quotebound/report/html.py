@@ -122,7 +122,7 @@ def render_html_report(
         ),
         "<h2>Sources</h2>",
         _sources(result.get("sources") or [], shown, status),
-        _footer(audit),
+        _footer(audit, in_bundle=bool(views)),
     ]
     return html_document(f"{question} - quotebound report", _CSS, body)
 
@@ -269,17 +269,23 @@ def _sources(sources: Sequence[SourceInfo], findings: Sequence[Finding], status:
     return f'<ul class="plain">{"".join(rows)}</ul>' if rows else "<p>None.</p>"
 
 
-def _footer(audit: Mapping[str, Any]) -> str:
+def _footer(audit: Mapping[str, Any], *, in_bundle: bool) -> str:
     facts = [
         ("stop reason", audit.get("stop_reason")),
         ("report sha256", audit.get("report_sha256")),
         ("evidence sha256", audit.get("evidence_sha256")),
     ]
     shown = [f"{name}: <code>{escape(str(value))}</code>" for name, value in facts if value]
+    opens = (
+        "the stored page's text, in this bundle, with the quote marked"
+        if in_bundle
+        else "the page with the quote highlighted in browsers that support text fragments"
+    )
     return (
         "<footer><p>Every quote above was matched verbatim against the page stored when it was "
-        "read; its link opens the page with the quote highlighted in browsers that support text "
-        "fragments.</p>" + (f"<p>{' &middot; '.join(shown)}</p>" if shown else "") + "</footer>"
+        f"read; its link opens {opens}.</p>"
+        + (f"<p>{' &middot; '.join(shown)}</p>" if shown else "")
+        + "</footer>"
     )
 
 
