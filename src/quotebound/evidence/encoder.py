@@ -42,7 +42,7 @@ _ARRAY_OVERHEAD = 112
 """Bytes of a NumPy array's header, beside its data."""
 _VOCABULARY = "embeddings.word_embeddings.weight"
 """The one weight not held in memory: a text reads only its tokens' rows of it."""
-_ROWS_READ = 2048
+_ROWS_READ = 256
 """Rows of a weight read at a time while loading."""
 _DIGITS = 4
 """Decimals a similarity keeps."""
@@ -89,16 +89,20 @@ class SentenceEncoder:
             }
         self._w: dict[str, np.ndarray] = {}
         for name, shape in shapes.items():
-            parts = []
-            for at in range(0, shape[0], _ROWS_READ):
-                # The file is mapped while open: opened for each slice, it never holds more
-                # than a slice of the 90 MB in memory beside what is already converted.
-                with safe_open(self._path, framework="np") as f:
-                    parts.append(f.get_slice(name)[at : min(at + _ROWS_READ, shape[0])])
-            value = np.concatenate(parts)
             # Linear layers are stored (out, in); kept transposed so that x @ w needs no copy.
-            if value.ndim == 2 and "embeddings" not in name:
-                value = np.ascontiguousarray(value.T)
+            transposed = len(shape) == 2 and "embeddings" not in name
+            value = np.empty(shape[::-1] if transposed else shape, dtype=np.float32)
+            for at in range(0, shape[0], _ROWS_READ):
+                rows = slice(at, min(at + _ROWS_READ, shape[0]))
+                # The file is mapped while open: opened for each slice, it never holds more
+                # than a slice of the 90 MB in memory, and each slice is copied straight into
+                # its place, so loading holds the layers and one slice, no other copy.
+                with safe_open(self._path, framework="np") as f:
+                    part = f.get_slice(name)[rows]
+                if transposed:
+                    value[:, rows] = part.T
+                else:
+                    value[rows] = part
             self._w[name] = value
         self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         self._tokenizer.enable_truncation(_MAX_TOKENS)
