@@ -19,7 +19,7 @@ import hashlib
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from quotebound.evidence.relevance import sentence_spans
 from quotebound.text.normalize import normalize_text
@@ -53,9 +53,12 @@ MIN_ALONE_WORDS = 5
 """A definition term starts a new window: it joins the definitions after it, never before."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
-    """A quotable window of a page: ``quote == page.text[start:end]``."""
+    """A quotable window of a page: ``quote == page.text[start:end]``.
+
+    It holds the page's text, not a copy of its quote: a large page has tens of thousands of
+    candidates, and the quote is cut from the text when asked for."""
 
     evidence_id: str
     """``ev_`` + 16 hex of sha256(source_id + ":" + chunk_id): stable across rounds and runs."""
@@ -71,8 +74,13 @@ class Candidate:
     """Offset just past the quote."""
     words: int
     """Whitespace-separated words in the quote."""
-    quote: str
-    """The exact text ``page.text[start:end]``."""
+    text: str = field(repr=False, compare=False)
+    """The clean text of the page (shared by all its candidates)."""
+
+    @property
+    def quote(self) -> str:
+        """The exact text ``page.text[start:end]``."""
+        return self.text[self.start : self.end]
 
 
 def chunk_id(text: str) -> str:
@@ -112,7 +120,7 @@ def extract_candidates(
                 start=start,
                 end=end,
                 words=len(_WORD.findall(quote)),
-                quote=quote,
+                text=text,
             )
         )
     return out
