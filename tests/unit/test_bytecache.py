@@ -34,12 +34,27 @@ def test_entries_are_evicted_least_recent_first_within_the_budget() -> None:
     assert cache.used == 96 <= cache.budget
 
 
-def test_a_value_over_a_quarter_of_the_budget_is_not_kept() -> None:
+def test_a_value_over_a_quarter_of_the_budget_is_kept_alone_as_its_kinds_latest() -> None:
     cache = ByteCache(100)
     cache.put("small", 1, 20)
-    cache.put("huge", 2, 26)
-    assert cache.get("huge") == (False, None)
+    cache.put("huge", 2, 26, "parse")
+    cache.put("other", 3, 90, "index")
+    assert cache.get("huge", "parse") == (True, 2)
+    assert cache.get("huge", "index") == (False, None)  # kept for its own kind only
     assert cache.get("small") == (True, 1)  # and it evicted nothing
+    assert cache.used == 20
+    cache.put("huger", 4, 50, "parse")  # the next one of the kind takes its place
+    assert cache.get("huge", "parse") == (False, None)
+    assert cache.get("huger", "parse") == (True, 4)
+    assert cache.get("other", "index") == (True, 3)
+    cache.clear()
+    assert cache.get("huger", "parse") == (False, None)
+
+
+def test_a_budget_of_nothing_keeps_nothing() -> None:
+    cache = ByteCache(0)
+    cache.put("huge", 2, 26, "parse")
+    assert cache.get("huge", "parse") == (False, None)
 
 
 def test_many_threads_at_once_keep_the_budget() -> None:
@@ -98,13 +113,15 @@ def _page(paragraphs: int) -> RawPage:
     )
 
 
-def test_a_page_is_parsed_once_while_it_fits_and_a_huge_one_is_not_kept() -> None:
+def test_a_page_is_parsed_once_and_only_the_latest_huge_one_is_kept_beside_the_budget() -> None:
     configure(0.4)  # 400 KB: one entry may cost 100 KB
-    small, huge = _page(20), _page(5_000)
+    small, huge, other = _page(20), _page(5_000), _page(5_001)
     assert parsed_page(small) is parsed_page(small)
     first = parsed_page(huge)
-    assert parsed_page(huge) is not first and parsed_page(huge) == first
+    assert parsed_page(huge) is first  # each step of a run on it reads the one parse
     assert shared().used <= shared().budget
+    parsed_page(other)
+    assert parsed_page(huge) is not first and parsed_page(huge) == first
 
 
 def test_verification_stays_within_the_budget_on_many_pages() -> None:

@@ -73,13 +73,17 @@ def test_a_200_word_paragraph_is_covered_by_windows_within_bounds() -> None:
 
 
 def test_candidates_are_the_same_in_another_process() -> None:
-    here = [c.__dict__ for c in extract_candidates(_page("news.html"), source_id="news")]
+    here = [
+        [c.evidence_id, c.chunk_id, c.start, c.end, c.words, c.quote]
+        for c in extract_candidates(_page("news.html"), source_id="news")
+    ]
     code = (
         "import json, sys; from pathlib import Path;"
         "from quotebound.text.parsing import parse_page;"
         "from quotebound.evidence.candidates import extract_candidates as e;"
         "p = parse_page(Path(sys.argv[1]).read_bytes());"
-        "print(json.dumps([c.__dict__ for c in e(p, source_id='news')]))"
+        "print(json.dumps([[c.evidence_id, c.chunk_id, c.start, c.end, c.words, c.quote]"
+        " for c in e(p, source_id='news')]))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code, str(PAGES / "news.html")],
@@ -88,3 +92,11 @@ def test_candidates_are_the_same_in_another_process() -> None:
         check=True,
     )
     assert json.loads(out.stdout) == here
+
+
+def test_a_candidate_holds_its_page_text_not_a_copy_of_its_quote() -> None:
+    page = _page("news.html")
+    cands = extract_candidates(page, source_id="news")
+    assert all(c.text is page.text for c in cands)
+    assert [c.quote for c in cands] == [page.text[c.start : c.end] for c in cands]
+    assert "text=" not in repr(cands[0]) and not hasattr(cands[0], "__dict__")

@@ -74,3 +74,21 @@ def test_off_when_the_model_is_not_installed(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setitem(sys.modules, encoder.MODEL_PACKAGE, None)  # import fails
     assert encoder.model_dir() is None
     assert encoder.similarities([QUESTION], [PARAPHRASE]) is None
+
+
+def test_the_vocabularys_rows_read_from_the_file_are_the_tables_and_layers_are_in_place() -> None:
+    import numpy as np
+    from safetensors import safe_open
+
+    model = encoder._encoder()
+    assert model is not None
+    ids = np.array([101, 7592, 0, 30521, 7592, 102])
+    with safe_open(model._path, framework="np") as f:
+        table = f.get_slice("embeddings.word_embeddings.weight")
+        expected = np.stack([table[i : i + 1][0] for i in ids.tolist()])
+        dense = f.get_tensor("encoder.layer.0.intermediate.dense.weight")
+    got = model._token_vectors(ids)
+    assert got.dtype == np.float32
+    assert got.tobytes() == expected.astype(np.float16).astype(np.float32).tobytes()
+    layer = model._w["encoder.layer.0.intermediate.dense.weight"]
+    assert layer.flags.c_contiguous and layer.tobytes() == np.ascontiguousarray(dense.T).tobytes()

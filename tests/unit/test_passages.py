@@ -33,4 +33,4 @@ def test_passages_come_from_main_blocks_only() -> None:
     blocks = (Block(0, 28, "boilerplate", "p"), Block(30, len(text), "main", "p"))
     page = Page(text=text, title="Story", blocks=blocks)
     assert [p.text for p in passages(page)] == [text[30:]]
-    assert passages(parse_page(DOC))  # a parsed page with text always has main blocks
+    assert list(passages(parse_page(DOC)))  # a parsed page with text always has main blocks

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from quotebound.evidence.candidates import extract_candidates
-from quotebound.evidence.ranking import rank_pages
+from quotebound.evidence.ranking import by_meaning, rank_pages
 from quotebound.report.answering import answers
 from quotebound.text.parsing import parse_page
 from quotebound.text.passages import passage_head, passages
@@ -55,10 +55,11 @@ def test_an_answer_in_other_words_outranks_a_shared_word(
     By meaning the answer comes first; by terms alone it does not."""
     monkeypatch.setenv("QUOTEBOUND_MEANING", meaning)
     candidates = extract_candidates(LAPTOP, source_id="s")
-    ranked = rank_pages(
-        "How can I stop my laptop from overheating?", [(LAPTOP, "Laptop care", candidates)]
-    )[0]
-    first = ranked[0].candidate.quote
+    question = "How can I stop my laptop from overheating?"
+    by_terms = rank_pages(question, [(LAPTOP, "Laptop care", candidates)])
+    assert not by_terms[0][0].candidate.quote.startswith("Keep the vents")
+    assert all(r.meaning is None for r in by_terms[0])
+    first = by_meaning(question, by_terms)[0][0].candidate.quote
     assert first.startswith("Keep the vents") is (meaning == "on")
 
 

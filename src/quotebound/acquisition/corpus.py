@@ -230,7 +230,9 @@ class LocalCorpus:
             raise FetchError(
                 Reason.CONNECTION, f"cannot read corpus document {document}: {type(exc).__name__}"
             ) from exc
-        page, _ = await asyncio.to_thread(self._parse, document, body)
+        page = await asyncio.to_thread(self._decoded, document, body)
+        del body  # a large page's bytes are not held through its parse
+        page, _ = await asyncio.to_thread(self._titled, document, page)
         return page
 
     def _path_of(self, document: str) -> Path:
@@ -247,9 +249,13 @@ class LocalCorpus:
     def _parse(self, document: str, body: bytes) -> tuple[RawPage, Page]:
         """A document's bytes as a stored page (titled from its markup or first line) and
         the parsed page whose clean text is indexed."""
+        return self._titled(document, self._decoded(document, body))
+
+    def _decoded(self, document: str, body: bytes) -> RawPage:
+        """A document's bytes as a stored page, untitled."""
         decoded = decode_document(body, MEDIA_TYPES[document_suffix(document)])
         url = self.url_for(document)
-        page = RawPage(
+        return RawPage(
             url=url,
             final_url=url,
             status=200,
@@ -263,6 +269,9 @@ class LocalCorpus:
             text=decoded.text,
             pages=decoded.pages,
         )
+
+    def _titled(self, document: str, page: RawPage) -> tuple[RawPage, Page]:
+        """``page`` titled from its markup or first line, and its parse."""
         parsed = parsed_page(page)
         raw_text = page.text if page.text is not None else "\n".join(page.pages or ())
         title = parsed.title or _text_title(raw_text, document)

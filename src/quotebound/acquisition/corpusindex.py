@@ -165,10 +165,10 @@ def refresh_index(
             title, indexed = page.title, 1
             db.executemany(
                 "INSERT INTO passages(path, title, heading, body, keys) VALUES (?, ?, ?, ?, ?)",
-                [
+                (
                     (rel, title, " / ".join(p.headings), p.text, option_keys(p.text))
                     for p in passages(parsed)
-                ],
+                ),
             )
         db.execute(
             "INSERT OR REPLACE INTO docs VALUES (?, ?, ?, ?, ?, ?)",

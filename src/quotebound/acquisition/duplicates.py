@@ -19,8 +19,9 @@ _WORD = re.compile(r"\w{3,}")
 
 
 def content_words(text: str) -> frozenset[str]:
-    """The case-folded words of three or more characters that ``text`` uses."""
-    return content_words_of(text.splitlines())
+    """The case-folded words of three or more characters that ``text`` uses, read one word
+    at a time: a large page's list of lines or words would be far larger than its set."""
+    return frozenset(m.group().casefold() for m in _WORD.finditer(text))
 
 
 def content_words_of(texts: Iterable[str]) -> frozenset[str]:

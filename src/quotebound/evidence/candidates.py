@@ -19,7 +19,7 @@ import hashlib
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from quotebound.evidence.relevance import sentence_spans
 from quotebound.text.normalize import normalize_text
@@ -53,16 +53,13 @@ MIN_ALONE_WORDS = 5
 """A definition term starts a new window: it joins the definitions after it, never before."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
-    """A quotable window of a page: ``quote == page.text[start:end]``."""
+    """A quotable window of a page: ``quote == page.text[start:end]``.
 
-    evidence_id: str
-    """``ev_`` + 16 hex of sha256(source_id + ":" + chunk_id): stable across rounds and runs."""
-    chunk_id: str
-    """sha256 hex of the normalized quote (see :func:`chunk_id`)."""
-    hash_version: int
-    """The normalization version of ``chunk_id``."""
+    It holds the page's text, not a copy of its quote, and its hash as bytes: a large page has
+    tens of thousands of candidates, and the quote and ids are made when asked for."""
+
     source_id: str
     """The Store key of the page it came from."""
     start: int
@@ -71,14 +68,42 @@ class Candidate:
     """Offset just past the quote."""
     words: int
     """Whitespace-separated words in the quote."""
-    quote: str
-    """The exact text ``page.text[start:end]``."""
+    digest: bytes = field(repr=False)
+    """sha256 of the normalized quote: :attr:`chunk_id` as bytes."""
+    text: str = field(repr=False, compare=False)
+    """The clean text of the page (shared by all its candidates)."""
+
+    @property
+    def quote(self) -> str:
+        """The exact text ``page.text[start:end]``."""
+        return self.text[self.start : self.end]
+
+    @property
+    def chunk_id(self) -> str:
+        """sha256 hex of the normalized quote (see :func:`chunk_id`)."""
+        return self.digest.hex()
+
+    @property
+    def hash_version(self) -> int:
+        """The normalization version of ``chunk_id``."""
+        return HASH_VERSION
+
+    @property
+    def evidence_id(self) -> str:
+        """``ev_`` + 16 hex of sha256(source_id + ":" + chunk_id): stable across rounds and
+        runs."""
+        key = f"{self.source_id}:{self.chunk_id}".encode()
+        return f"ev_{hashlib.sha256(key).hexdigest()[:16]}"
 
 
 def chunk_id(text: str) -> str:
     """sha256 of ``text`` after NFKC and typographic normalization, whitespace folding and
     case folding (HASH_VERSION 1), so the same words hash alike wherever they come from."""
-    return hashlib.sha256(normalize_text(text).strip().casefold().encode("utf-8")).hexdigest()
+    return _digest(text).hex()
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(normalize_text(text).strip().casefold().encode("utf-8")).digest()
 
 
 def extract_candidates(
@@ -92,27 +117,24 @@ def extract_candidates(
     if isinstance(page, str):
         page = parse_page(page, content_type="text/plain")
     text = page.text
-    seen: set[str] = set()
+    seen: set[bytes] = set()
     out: list[Candidate] = []
     for start, end in _windows(text, page.blocks, min_words, max_words):
         quote = text[start:end]
         if not _carries_content(quote):
             continue
-        cid = chunk_id(quote)
-        if cid in seen:
+        digest = _digest(quote)
+        if digest in seen:
             continue
-        seen.add(cid)
-        digest = hashlib.sha256(f"{source_id}:{cid}".encode()).hexdigest()[:16]
+        seen.add(digest)
         out.append(
             Candidate(
-                evidence_id=f"ev_{digest}",
-                chunk_id=cid,
-                hash_version=HASH_VERSION,
                 source_id=source_id,
                 start=start,
                 end=end,
                 words=len(_WORD.findall(quote)),
-                quote=quote,
+                digest=digest,
+                text=text,
             )
         )
     return out
@@ -126,7 +148,7 @@ def _carries_content(quote: str) -> bool:
 
 def _windows(
     text: str, blocks: tuple[Block, ...], min_words: int, max_words: int
-) -> list[tuple[int, int]]:
+) -> Iterator[tuple[int, int]]:
     # (start, end, words, index of its last block, whether a short neighbour may join it)
     windows: list[tuple[int, int, int, int, bool]] = []
     chain: list[tuple[int, int, int, int]] = []  # short paragraphs waiting to be joined
@@ -149,6 +171,9 @@ def _windows(
             windows.append((chain[0][0], chain[-1][1], words, chain[-1][3], True))
 
     for index, block in enumerate(blocks):
+        if len(windows) > 1:  # only the last window may still grow: the others are given out
+            yield from ((w[0], w[1]) for w in windows[:-1])
+            del windows[:-1]
         n = len(_WORD.findall(text, block.start, block.end))
         joins = block.role == "main" and block.tag not in _HEADINGS and block.tag not in _CELLS
         if chain and (not joins or block.tag in _TERMS or sum(c[2] for c in chain) + n > max_words):
@@ -171,7 +196,7 @@ def _windows(
                 windows.append((start, end, words, index, joins))
     if chain:
         settle()
-    return [(w[0], w[1]) for w in windows]
+    yield from ((w[0], w[1]) for w in windows)
 
 
 def _split(

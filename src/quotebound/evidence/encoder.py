@@ -42,7 +42,7 @@ _ARRAY_OVERHEAD = 112
 """Bytes of a NumPy array's header, beside its data."""
 _VOCABULARY = "embeddings.word_embeddings.weight"
 """The one weight not held in memory: a text reads only its tokens' rows of it."""
-_ROWS_READ = 2048
+_ROWS_READ = 256
 """Rows of a weight read at a time while loading."""
 _DIGITS = 4
 """Decimals a similarity keeps."""
@@ -89,31 +89,44 @@ class SentenceEncoder:
             }
         self._w: dict[str, np.ndarray] = {}
         for name, shape in shapes.items():
-            parts = []
-            for at in range(0, shape[0], _ROWS_READ):
-                # The file is mapped while open: opened for each slice, it never holds more
-                # than a slice of the 90 MB in memory beside what is already converted.
-                with safe_open(self._path, framework="np") as f:
-                    parts.append(f.get_slice(name)[at : min(at + _ROWS_READ, shape[0])])
-            value = np.concatenate(parts)
             # Linear layers are stored (out, in); kept transposed so that x @ w needs no copy.
-            if value.ndim == 2 and "embeddings" not in name:
-                value = np.ascontiguousarray(value.T)
+            transposed = len(shape) == 2 and "embeddings" not in name
+            value = np.empty(shape[::-1] if transposed else shape, dtype=np.float32)
+            for at in range(0, shape[0], _ROWS_READ):
+                rows = slice(at, min(at + _ROWS_READ, shape[0]))
+                # The file is mapped while open: opened for each slice, it never holds more
+                # than a slice of the 90 MB in memory, and each slice is copied straight into
+                # its place, so loading holds the layers and one slice, no other copy.
+                with safe_open(self._path, framework="np") as f:
+                    part = f.get_slice(name)[rows]
+                if transposed:
+                    value[:, rows] = part.T
+                else:
+                    value[rows] = part
             self._w[name] = value
+        self._vocabulary = _rows_of(self._path, _VOCABULARY)
         self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         self._tokenizer.enable_truncation(_MAX_TOKENS)
         self._tokenizer.no_padding()  # the file asks for 128 tokens always
 
     def _token_vectors(self, ids: np.ndarray) -> np.ndarray:
         """The vocabulary's vectors of ``ids``, read from the file: a text needs a few dozen of
-        its 30,522 rows, so the table (45 MB) is never held. Rounded through half precision,
-        as the model has always been used here."""
+        its 30,522 rows, so the table (45 MB) is never held. Each row is read, not mapped:
+        mapping the file would bring tens of kilobytes around each row into memory for as long
+        as the text is encoded. Rounded through half precision, as the model has always been
+        used here."""
         import numpy as np
-        from safetensors import safe_open
 
-        with safe_open(self._path, framework="np") as f:
-            table = f.get_slice(_VOCABULARY)
-            rows = {int(i): table[int(i) : int(i) + 1][0] for i in dict.fromkeys(ids.tolist())}
+        start, width = self._vocabulary
+        row = width * 4
+        fd = os.open(self._path, os.O_RDONLY)
+        try:
+            rows = {
+                i: np.frombuffer(os.pread(fd, row, start + i * row), dtype="<f4")
+                for i in dict.fromkeys(ids.tolist())
+            }
+        finally:
+            os.close(fd)
         return np.stack([rows[int(i)] for i in ids]).astype(np.float16).astype(np.float32)
 
     def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
@@ -189,6 +202,20 @@ class SentenceEncoder:
             x = self._norm(self._linear(h, p + "output.dense") + x, p + "output.LayerNorm")
         pooled = x[0].mean(0)
         return (pooled / max(float(np.linalg.norm(pooled)), 1e-9)).astype(np.float32)
+
+
+def _rows_of(path: str, name: str) -> tuple[int, int]:
+    """Where the rows of the single-precision matrix ``name`` start in a safetensors file, and
+    how many floats a row holds. The format: the header's length (8 bytes, little-endian), the
+    header (JSON: each tensor's dtype, shape and data offsets), then the data."""
+    import json
+
+    with open(path, "rb") as f:
+        size = int.from_bytes(f.read(8), "little")
+        entry = json.loads(f.read(size))[name]
+    if entry["dtype"] != "F32" or len(entry["shape"]) != 2:
+        raise ValueError(f"{name} in {path} is not a single-precision matrix")
+    return 8 + size + entry["data_offsets"][0], entry["shape"][1]
 
 
 def _vector_bytes(vector: np.ndarray) -> int:

@@ -38,7 +38,7 @@ from quotebound.evidence.relevance import (
 from quotebound.text.page import Page
 from quotebound.text.passages import HeadingIndex, passage_head, passages
 
-__all__ = ["Ranked", "proximity", "rank_pages"]
+__all__ = ["Ranked", "by_meaning", "proximity", "rank_pages"]
 
 _FIT_WEIGHT = 0.15
 _PROXIMITY_WEIGHT = 0.1
@@ -106,10 +106,11 @@ def rank_pages(
     *,
     best: int | None = None,
 ) -> list[list[Ranked]]:
-    """Each page's candidates (a page, its title and its candidates) best first, document
-    order on ties, or only its ``best`` ones (a large page's tens of thousands of candidates
-    are then never held ranked at once). Terms weigh by their IDF over all the candidates,
-    each with its context.
+    """Each page's candidates (a page, its title and its candidates) best first by terms,
+    document order on ties, or only its ``best`` ones (a large page's tens of thousands of
+    candidates are then never held ranked at once). Terms weigh by their IDF over all the
+    candidates, each with its context. :func:`by_meaning` adds the share for meaning; it is
+    apart so that a caller can let the pages' candidates go before the encoder comes in.
 
     ``retrieved`` holds, per page, the passages its search found (the passage's head, see
     :func:`~quotebound.text.passages.passage_head`, and its rank among all the passages the search
@@ -122,9 +123,11 @@ def rank_pages(
     ]
     # Each quote is read once, and only the question's terms of it are kept: enough for every
     # score below, and a few bytes a quote however large the page.
+    # The same few sets of terms recur over a page's thousands of quotes: each is kept once.
     wanted = question_terms(question)
     heading_terms: dict[str, frozenset[str]] = {}
     quote_terms: list[list[frozenset[str]]] = []
+    distinct: dict[frozenset[str], frozenset[str]] = {}
     stats = TermStats()
     for (_, _, candidates), page_contexts in zip(pages, contexts, strict=True):
         quote_terms.append([])
@@ -132,6 +135,7 @@ def rank_pages(
             if context not in heading_terms:
                 heading_terms[context] = text_terms(context) & wanted
             terms = text_terms(c.quote) & wanted
+            terms = distinct.setdefault(terms, terms)
             quote_terms[-1].append(terms)
             stats.add(terms | heading_terms[context])
     questions = sub_questions(question)
@@ -142,6 +146,7 @@ def rank_pages(
         kept: list[tuple[float, int, Ranked]] = []  # a heap, worst first: (score, -index)
         page_terms = frozenset().union(*terms_of)
         for i, (c, (context, path)) in enumerate(zip(candidates, page_contexts, strict=True)):
+            quote = c.quote
             beside = [
                 j
                 for j in (i - 1, i + 1)
@@ -150,7 +155,7 @@ def rank_pages(
             passage = PassageTerms(
                 terms_of[i],
                 heading_terms[context].union(*(terms_of[j] for j in beside)),
-                "\n".join([context, *(candidates[j].quote for j in beside), c.quote]),
+                "\n".join([context, *(candidates[j].quote for j in beside), quote]),
             )
             parts = tuple(
                 passage_relevance(q, passage, stats=stats, page_terms=page_terms) for q in questions
@@ -161,10 +166,10 @@ def rank_pages(
             found_at = ranks[i]
             score = (
                 rel
-                + _FIT_WEIGHT * fits(question_type(part), c.quote)
-                + _PROXIMITY_WEIGHT * proximity(part, c.quote)
+                + _FIT_WEIGHT * fits(question_type(part), quote)
+                + _PROXIMITY_WEIGHT * proximity(part, quote)
                 + _HEADING_WEIGHT * heading
-                + _PROSE_WEIGHT * bool(_PROSE.search(c.quote))
+                + _PROSE_WEIGHT * bool(_PROSE.search(quote))
                 + (_RETRIEVED_WEIGHT / (_RETRIEVED_K + found_at) if found_at is not None else 0.0)
             )
             item = (score, -i, Ranked(c, context, parts, rel, round(score, 6), found_at))
@@ -174,13 +179,14 @@ def rank_pages(
                 heapq.heapreplace(kept, item)
         kept.sort(key=lambda t: (-t[0], -t[1]))
         out.append([r for _, _, r in kept])
-    return _by_meaning(questions, out)
+    return out
 
 
-def _by_meaning(questions: Sequence[str], ranked: list[list[Ranked]]) -> list[list[Ranked]]:
-    """The pages' rankings after the best quotes over all of them gain their share for
-    closeness in meaning to the question, or to the closest of its parts for a question in
-    parts (unchanged without the encoder)."""
+def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
+    """The pages' rankings (from :func:`rank_pages`) after the best quotes over all of them
+    gain their share for closeness in meaning to the question, or to the closest of its parts
+    for a question in parts (unchanged without the encoder)."""
+    questions = sub_questions(question)
     places = [(page, i) for page, rs in enumerate(ranked) for i in range(len(rs))]
     # Stable: ties go to the earlier page, then the earlier place in its ranking.
     top = sorted(places, key=lambda p: -ranked[p[0]][p[1]].score)[:_MEANING_TOP]
@@ -215,11 +221,15 @@ def _retrieved_ranks(
 
 
 def _contexts(page: Page, title: str, candidates: Sequence[Candidate]) -> list[tuple[str, str]]:
-    """Each candidate's context (title and headings) and heading path alone."""
+    """Each candidate's context (title and headings) and heading path alone; candidates under
+    the same headings share one pair."""
     headings = HeadingIndex(page)
+    joined: dict[tuple[str, ...], tuple[str, str]] = {}
     out = []
     for c in candidates:
         path = headings.at(c.start)
-        shown = (title, *path) if title not in path[:1] else path  # a title often is the h1
-        out.append((_SEPARATOR.join(h for h in shown if h), _SEPARATOR.join(path)))
+        if path not in joined:
+            shown = (title, *path) if title not in path[:1] else path  # a title often is the h1
+            joined[path] = (_SEPARATOR.join(h for h in shown if h), _SEPARATOR.join(path))
+        out.append(joined[path])
     return out

@@ -5,8 +5,13 @@ extraction, verification, review), so these results are worth keeping; but they 
 the pages they come from, and a server runs many threads at once. Every such cache is a
 :func:`memoize`\\ d function sharing one least-recently-used store bounded in estimated bytes,
 ``QUOTEBOUND_CACHE_MB`` megabytes (10^6 bytes) in all, 64 by default. A result larger than a
-quarter of the budget is not kept at all, so one huge page never evicts everything else.
-Thread-safe: values are computed outside the lock, so two threads may compute the same one.
+quarter of the budget is not kept among the others, so one huge page never evicts everything
+else; instead each cached function keeps its latest such result on its own, beside the budget,
+until its next one takes the place. The steps of a run on one huge page (fetch, extraction,
+verification of each quote) then parse and index it once rather than once each, which costs
+less time and less memory: every step needs the page anyway, and each parse's scaffolding
+(the markup's tree, the pieces of text) is several times the page. Thread-safe: values are
+computed outside the lock, so two threads may compute the same one.
 """
 
 from __future__ import annotations
@@ -60,22 +65,31 @@ class ByteCache:
         self.budget = budget_bytes
         self.used = 0
         self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._outsized: dict[Hashable, tuple[Hashable, Any]] = {}
+        """Per kind, the latest value over a quarter of the budget: (key, value)."""
         self._lock = threading.Lock()
 
-    def get(self, key: Hashable) -> tuple[bool, Any]:
-        """``(True, value)`` when ``key`` is kept (it becomes the most recent), else
-        ``(False, None)``."""
+    def get(self, key: Hashable, kind: Hashable = None) -> tuple[bool, Any]:
+        """``(True, value)`` when ``key`` is kept (it becomes the most recent), or is the
+        latest outsized value of ``kind``; else ``(False, None)``."""
         with self._lock:
             entry = self._entries.get(key)
-            if entry is None:
-                return False, None
-            self._entries.move_to_end(key)
-            return True, entry[0]
+            if entry is not None:
+                self._entries.move_to_end(key)
+                return True, entry[0]
+            outsized = self._outsized.get(kind)
+        if outsized is not None and outsized[0] == key:  # compared outside the lock
+            return True, outsized[1]
+        return False, None
 
-    def put(self, key: Hashable, value: Any, cost: int) -> None:
+    def put(self, key: Hashable, value: Any, cost: int, kind: Hashable = None) -> None:
         """Keep ``value`` under ``key`` at ``cost`` bytes, evicting the least recent entries
-        as needed; a value over a quarter of the budget is not kept."""
+        as needed; a value over a quarter of the budget is kept outside it instead, as the
+        latest of its ``kind`` (replacing the one before), unless the budget is 0 (no cache)."""
         if cost > self.budget // _LARGEST_SHARE:
+            if self.budget:
+                with self._lock:
+                    self._outsized[kind] = (key, value)
             return
         with self._lock:
             old = self._entries.pop(key, None)
@@ -90,6 +104,7 @@ class ByteCache:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._outsized.clear()
             self.used = 0
 
 
@@ -135,7 +150,8 @@ def configure(budget_mb: float | None = None) -> ByteCache:
 def memoize(cost: Callable[[_T], int]) -> Callable[[Callable[_P, _T]], Callable[_P, _T]]:
     """Cache a function of hashable arguments in the shared byte budget; ``cost(result)``
     estimates the bytes a result keeps alive, to which the sizes of the key's texts are added
-    (the key holds them: a page's whole markup, for a parse)."""
+    (the key holds them: a page's whole markup, for a parse). The function's latest result
+    too large for the budget is kept on its own (see the module's docstring)."""
 
     def decorate(function: Callable[_P, _T]) -> Callable[_P, _T]:
         name = f"{function.__module__}.{function.__qualname__}"
@@ -143,12 +159,12 @@ def memoize(cost: Callable[[_T], int]) -> Callable[[Callable[_P, _T]], Callable[
         @wraps(function)
         def cached(*args: _P.args, **kwargs: _P.kwargs) -> _T:
             key = (name, args, tuple(sorted(kwargs.items())))
-            hit, value = shared().get(key)
+            hit, value = shared().get(key, name)
             if hit:
                 return cast(_T, value)
             value = function(*args, **kwargs)
             texts = [a for a in (*args, *kwargs.values()) if isinstance(a, str)]
-            shared().put(key, value, cost(value) + sum(map(str_bytes, texts)))
+            shared().put(key, value, cost(value) + sum(map(str_bytes, texts)), name)
             return value
 
         return cached

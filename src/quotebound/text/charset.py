@@ -126,17 +126,18 @@ def decode_bytes(body: bytes, *, content_type: str | None = None) -> tuple[str, 
         # A <meta> that could be read as ASCII cannot be right about UTF-16/32 (WHATWG).
         if declared is not None and declared.startswith(("utf-16", "utf-32")):
             declared = "utf-8"
-    utf8 = _is_utf8(body)
-    if declared == "utf-8" and not utf8:
+    utf8 = _utf8(body)  # decoded once: a large page is not decoded twice
+    if declared == "utf-8" and utf8 is None:
         declared = None  # mislabelled: what it says cannot be true, so detect instead
     if declared is not None:
         # Browsers read Latin-1 and ASCII labels as windows-1252; a page that says so but is
         # valid UTF-8 is UTF-8 in practice.
-        if declared == "cp1252" and utf8:
-            return body.decode("utf-8"), "utf-8"
+        if declared in ("cp1252", "utf-8") and utf8 is not None:
+            return utf8, "utf-8"
+        del utf8  # not the page's text: not held beside it
         return body.decode(declared, errors="replace"), declared
-    if utf8:
-        return body.decode("utf-8"), "utf-8"
+    if utf8 is not None:
+        return utf8, "utf-8"
     return _detect(body)
 
 
@@ -166,5 +167,9 @@ def _decodes(body: bytes, encoding: str) -> bool:
     return True
 
 
-def _is_utf8(body: bytes) -> bool:
-    return _decodes(body, "utf-8")
+def _utf8(body: bytes) -> str | None:
+    """``body`` decoded as UTF-8, or None when it is not valid UTF-8."""
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from quotebound.text.page import Block, Page
@@ -87,31 +88,31 @@ class HeadingIndex:
         return self._paths[i] if i >= 0 else ()
 
 
-def passages(page: Page) -> list[Passage]:
-    """The page's passages in document order."""
+def passages(page: Page) -> Iterator[Passage]:
+    """The page's passages in document order, one at a time: together they are a copy of the
+    page's main text, so a reader that needs one at a time never holds them all."""
     headings = HeadingIndex(page)
-    out: list[Passage] = []
     run: list[Block] = []
     words = 0
-
-    def close() -> None:
-        if run:
-            start, end = run[0].start, run[-1].end
-            out.append(Passage(start, end, headings.at(start), page.text[start:end]))
-
     for block in _blocks(page):
         if block.tag in _HEADING_LEVEL:
-            close()
+            if run:
+                yield _passage(page, headings, run)
             run, words = [], 0
             continue
         n = len(_WORD.findall(page.text, block.start, block.end))
         if run and (block.tag in _STARTS or words + n > MAX_PASSAGE_WORDS):
-            close()
+            yield _passage(page, headings, run)
             run, words = [], 0
         run.append(block)
         words += n
-    close()
-    return out
+    if run:
+        yield _passage(page, headings, run)
+
+
+def _passage(page: Page, headings: HeadingIndex, run: list[Block]) -> Passage:
+    start, end = run[0].start, run[-1].end
+    return Passage(start, end, headings.at(start), page.text[start:end])
 
 
 def _blocks(page: Page) -> tuple[Block, ...]:

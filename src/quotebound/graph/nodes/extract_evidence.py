@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from quotebound.context import Context
 from quotebound.evidence.candidates import HASH_VERSION, Candidate, extract_candidates
-from quotebound.evidence.ranking import Ranked, rank_pages
+from quotebound.evidence.ranking import Ranked, by_meaning, rank_pages
 from quotebound.graph.events import emit
 from quotebound.graph.state import ResearchState, merged
 from quotebound.report.audit import next_record
@@ -36,17 +36,26 @@ def _rank_round(
     """Parse, cut and rank this round's pages (CPU work, run in a worker thread): each page's
     ranked new candidates, the passages set aside as addressing the model, and the pages left
     unread because the run's time budget ran out."""
+    read, set_aside, unread = _cut_round(pages, known, deadline)
+    return _ranked(question, read, retrieved), set_aside, unread
+
+
+def _cut_round(
+    pages: list[tuple[str, RawPage]], known: set[str], deadline: float
+) -> tuple[list[tuple[str, tuple[Page, str, list[Candidate]]]], int, int]:
+    """Each page read before the deadline with its new candidates, the passages set aside as
+    addressing the model, and the pages left unread."""
     read: list[tuple[str, tuple[Page, str, list[Candidate]]]] = []
     set_aside = 0
     for i, (sid, page) in enumerate(pages):
         if time.time() >= deadline:
-            return _ranked(question, read, retrieved), set_aside, len(pages) - i
+            return read, set_aside, len(pages) - i
         parsed = parsed_page(page)
         fresh = [c for c in extract_candidates(parsed, source_id=sid) if c.evidence_id not in known]
         kept = [c for c in fresh if not addresses_the_model(c.quote)]
         set_aside += len(fresh) - len(kept)
         read.append((sid, (parsed, page.title, kept)))
-    return _ranked(question, read, retrieved), set_aside, 0
+    return read, set_aside, 0
 
 
 def _ranked(
@@ -54,13 +63,18 @@ def _ranked(
     read: list[tuple[str, tuple[Page, str, list[Candidate]]]],
     retrieved: dict[str, dict[str, int]],
 ) -> list[tuple[str, list[Ranked]]]:
+    """Each page's best candidates, by terms and then by meaning. ``read`` is emptied between
+    the two: a large page's tens of thousands of candidates are let go before the sentence
+    encoder is loaded, rather than held beside it."""
+    sids = [sid for sid, _ in read]
     ranked = rank_pages(
         question,
         [p for _, p in read],
-        [retrieved.get(sid, {}) for sid, _ in read],
+        [retrieved.get(sid, {}) for sid in sids],
         best=MAX_CANDIDATES_PER_SOURCE,
     )
-    return [(sid, r) for (sid, _), r in zip(read, ranked, strict=True)]
+    read.clear()
+    return list(zip(sids, by_meaning(question, ranked), strict=True))
 
 
 def _retrieved(state: ResearchState) -> dict[str, dict[str, int]]:

@@ -166,10 +166,14 @@ class Collector:
             self.ld_json.append(node.text())
 
     def paragraphs(self) -> list[list[str]]:
-        """The paragraphs of each raw paragraph, folded (``<br>`` runs may split one)."""
+        """The paragraphs of each raw paragraph, folded (``<br>`` runs may split one).
+
+        Once only: the raw text is let go here, so that a large page's text is held at most
+        twice (folded, and joined into the page's), never three times."""
         if self.parts:
             self.flush()
         flushed = self.flushed
+        self.flushed = [("", pre, node, tag, links) for _, pre, node, tag, links in flushed]
         folded = iter(fold_many([f[0] for f in flushed if not f[1]]))
         per_para: list[list[str]] = []
         for raw, pre, _, _, _ in flushed:
@@ -282,9 +286,18 @@ class Collector:
         return clean_value(author), clean_value(published)
 
 
+_SET_START, _SET_END, _SET_ROLE, _SET_TAG = (
+    getattr(Block, name).__set__ for name in ("start", "end", "role", "tag")
+)
+
+
 def _new_block(start: int, end: int, role: Role, tag: str) -> Block:
     """``Block(start, end, role, tag)`` without the frozen ``__init__``'s per-field setattr
-    calls, which cost a tenth of the whole parse on pages of many short paragraphs."""
+    calls, which cost a tenth of the whole parse on pages of many short paragraphs: its
+    slots are set directly."""
     block: Block = object.__new__(Block)
-    block.__dict__.update(start=start, end=end, role=role, tag=tag)
+    _SET_START(block, start)
+    _SET_END(block, end)
+    _SET_ROLE(block, role)
+    _SET_TAG(block, tag)
     return block
