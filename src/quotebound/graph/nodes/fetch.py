@@ -55,12 +55,20 @@ async def _one_per_content(
     ok: list[tuple[SearchCandidate, RawPage]],
 ) -> tuple[list[tuple[SearchCandidate, RawPage]], list[tuple[SearchCandidate, FetchFailure]]]:
     """This round's pages without those whose content a page read before (in an earlier round,
-    or earlier in this round's order) already has: a copy is never a second source."""
-    seen: list[tuple[str, frozenset[str]]] = []
+    or earlier in this round's order) already has: a copy is never a second source. The
+    comparison (each page's words) runs in a worker thread, off the event loop."""
+    earlier: list[tuple[str, RawPage]] = []
     for source in fetched:
         page = await get_raw_page(store, thread_id, source["source_id"])
         if page is not None:
-            seen.append((source["url"], content_words(parsed_page(page).text)))
+            earlier.append((source["url"], page))
+    return await asyncio.to_thread(_without_copies, earlier, ok)
+
+
+def _without_copies(
+    earlier: list[tuple[str, RawPage]], ok: list[tuple[SearchCandidate, RawPage]]
+) -> tuple[list[tuple[SearchCandidate, RawPage]], list[tuple[SearchCandidate, FetchFailure]]]:
+    seen = [(url, content_words(parsed_page(page).text)) for url, page in earlier]
     kept: list[tuple[SearchCandidate, RawPage]] = []
     dupes: list[tuple[SearchCandidate, FetchFailure]] = []
     for c, page in ok:
