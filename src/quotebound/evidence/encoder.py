@@ -111,22 +111,19 @@ class SentenceEncoder:
 
     def _token_vectors(self, ids: np.ndarray) -> np.ndarray:
         """The vocabulary's vectors of ``ids``, read from the file: a text needs a few dozen of
-        its 30,522 rows, so the table (45 MB) is never held. Each row is read, not mapped:
-        mapping the file would bring tens of kilobytes around each row into memory for as long
-        as the text is encoded. Rounded through half precision, as the model has always been
+        its 30,522 rows, so the table (45 MB) is never held. Each row is read at its offset, not
+        mapped: mapping the file would bring tens of kilobytes around each row into memory for as
+        long as the text is encoded. Rounded through half precision, as the model has always been
         used here."""
         import numpy as np
 
         start, width = self._vocabulary
         row = width * 4
-        fd = os.open(self._path, os.O_RDONLY)
-        try:
-            rows = {
-                i: np.frombuffer(os.pread(fd, row, start + i * row), dtype="<f4")
-                for i in dict.fromkeys(ids.tolist())
-            }
-        finally:
-            os.close(fd)
+        rows = {}
+        with open(self._path, "rb") as f:
+            for i in dict.fromkeys(ids.tolist()):
+                f.seek(start + i * row)
+                rows[i] = np.frombuffer(f.read(row), dtype="<f4")
         return np.stack([rows[int(i)] for i in ids]).astype(np.float16).astype(np.float32)
 
     def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
