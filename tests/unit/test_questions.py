@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quotebound.evidence.questions import QuestionType, fits, question_type
+from quotebound.evidence.questions import QuestionType, answers_shape, fits, question_type
 
 
 @pytest.mark.parametrize(
@@ -52,3 +52,22 @@ def test_answer_shapes() -> None:
     assert fits(QuestionType.YES_NO, "A server restart is needed to add the module.")
     assert fits(QuestionType.YES_NO, "It is not possible to turn a regular table into one.")
     assert not fits(QuestionType.YES_NO, "The table is rewritten into a new file on disk.")
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "can_answer"),
+    [
+        # "How many", "how large", "which version", "which PEP": nothing without the figure answers.
+        ("How many connections does the pool keep?", "The pool keeps some connections.", False),
+        ("How many connections does the pool keep?", "The pool keeps 8 connections.", True),
+        ("How much memory does a sort use?", "A sort uses memory.", False),
+        ("In which version did dict keep insertion order?", "Dicts keep their order.", False),
+        ("Which PEP introduced the walrus?", "The walrus came with a PEP.", False),
+        ("How large is the annual budget?", "The budget is large.", False),
+        # "When did": an event answers too.
+        ("When did the mine close?", "The mine shut down after the war broke out.", True),
+        ("What does str.split return?", "It gives back words.", True),
+    ],
+)
+def test_which_questions_demand_a_figure(question: str, text: str, can_answer: bool) -> None:
+    assert answers_shape(question, text) is can_answer

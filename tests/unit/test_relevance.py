@@ -210,3 +210,36 @@ def test_a_particle_inside_a_name_is_part_of_the_name() -> None:
     # The name alone, without what is asked about it, no longer counts as an answer.
     quote = "PEP written by Guido van Rossum and Talin. Implemented by Guido van Rossum."
     assert relevance("On what date was Guido van Rossum born?", quote) < RELEVANCE_THRESHOLD
+
+
+def test_words_stemmed_in_many_threads_at_once_stem_as_in_one() -> None:
+    import sys
+    import threading
+
+    from quotebound.evidence import relevance as module
+
+    stems = ("connect", "relat", "generaliz", "hop", "nation", "condition", "formal")
+    endings = ("ing", "ed", "ation", "ations", "ness", "ers", "ization", "ional", "ly")
+    words = [stem + end for stem in stems for end in endings] * 100
+    expected = [module._stem.__wrapped__(w) for w in words]
+    results: list[list[str]] = []
+    errors: list[Exception] = []
+
+    def stem_all() -> None:
+        try:  # uncached, so every word goes through the thread's stemmer
+            results.append([module._stem.__wrapped__(w) for w in words])
+        except Exception as exc:  # kept, and asserted on below
+            errors.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        threads = [threading.Thread(target=stem_all) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors
+    assert results == [expected] * 4

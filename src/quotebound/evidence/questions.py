@@ -31,25 +31,36 @@ class QuestionType(Enum):
     GENERAL = "general"
 
 
-_TYPES: tuple[tuple[QuestionType, re.Pattern[str]], ...] = (
-    (QuestionType.PEP, re.compile(r"\bwhich\s+peps?\b|\bwhat\s+peps?\b", re.I)),
-    (QuestionType.COUNT, re.compile(r"\bhow\s+(?:many|much|long|large|big|often)\b", re.I)),
+_TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
+    # (type, whether its answer must have the type's shape, how it is asked)
+    (QuestionType.PEP, True, re.compile(r"\bwhich\s+peps?\b|\bwhat\s+peps?\b", re.I)),
+    (QuestionType.COUNT, True, re.compile(r"\bhow\s+(?:many|much|long|large|big|often)\b", re.I)),
     (
         QuestionType.VERSION,
+        True,
         re.compile(
-            r"^\s*when\s+(?:did|was|were|has|have|had)\b"
-            r"|\b(?:which|what)\s+(?:\w+\s+)?(?:version|release|year|date)\b"
+            r"\b(?:which|what)\s+(?:\w+\s+)?(?:version|release|year|date)\b"
             r"|\bsince\s+when\b|\bin\s+which\s+(?:version|release|year)\b",
             re.I,
         ),
     ),
-    (QuestionType.RETURN, re.compile(r"\breturns?\b|\byields?\b", re.I)),
-    (QuestionType.PERSON, re.compile(r"^\s*(?:who|whom)\b", re.I)),
-    (QuestionType.DEFAULT, re.compile(r"\bdefaults?\b", re.I)),
-    (QuestionType.DIFFERENCE, re.compile(r"\bdifferen(?:ce|t)\b|\bcompare[sd]?\b|\bvs\.?\b", re.I)),
-    (QuestionType.REASON, re.compile(r"^\s*why\b|\bwhat\s+(?:is|was)\s+the\s+reason\b", re.I)),
+    (QuestionType.VERSION, False, re.compile(r"^\s*when\s+(?:did|was|were|has|have|had)\b", re.I)),
+    (QuestionType.RETURN, False, re.compile(r"\breturns?\b|\byields?\b", re.I)),
+    (QuestionType.PERSON, False, re.compile(r"^\s*(?:who|whom)\b", re.I)),
+    (QuestionType.DEFAULT, False, re.compile(r"\bdefaults?\b", re.I)),
+    (
+        QuestionType.DIFFERENCE,
+        False,
+        re.compile(r"\bdifferen(?:ce|t)\b|\bcompare[sd]?\b|\bvs\.?\b", re.I),
+    ),
+    (
+        QuestionType.REASON,
+        False,
+        re.compile(r"^\s*why\b|\bwhat\s+(?:is|was)\s+the\s+reason\b", re.I),
+    ),
     (
         QuestionType.YES_NO,
+        False,
         re.compile(
             r"^\s*(?:is|are|was|were|can|could|does|do|did|will|would|should|shall|has|have|had"
             r"|may|must|isn't|aren't|doesn't|don't|can't)\b",
@@ -57,6 +68,9 @@ _TYPES: tuple[tuple[QuestionType, re.Pattern[str]], ...] = (
         ),
     ),
 )
+"""Question types, most specific first. A number, version, date or PEP is demanded of an
+answer to "how many", "which version" or "which PEP"; "when did" is answered by an event as
+often as by a date ("after the war broke out"), so a date is preferred there, never demanded."""
 
 _NUMBER_WORDS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
@@ -101,24 +115,25 @@ _SHAPES: dict[QuestionType, re.Pattern[str]] = {
 
 
 @lru_cache(maxsize=1024)
+def _classified(question: str) -> tuple[QuestionType, bool]:
+    """The type of ``question`` and whether its answer must have the type's shape."""
+    for kind, demanded, pattern in _TYPES:
+        if pattern.search(question):
+            return kind, demanded
+    return QuestionType.GENERAL, False
+
+
 def question_type(question: str) -> QuestionType:
     """The type of ``question`` (the first that applies, most specific first)."""
-    for kind, pattern in _TYPES:
-        if pattern.search(question):
-            return kind
-    return QuestionType.GENERAL
-
-
-_SHAPED = frozenset({QuestionType.COUNT, QuestionType.VERSION, QuestionType.PEP})
-"""Types whose answer is a number, a version or date, or a PEP: a passage without one may be
-about the subject but does not answer the question."""
+    return _classified(question)[0]
 
 
 def answers_shape(question: str, text: str) -> bool:
-    """Whether ``text`` can answer ``question`` by shape: it fits when the question's type
-    demands a number, version, date or PEP; always for other types."""
-    kind = question_type(question)
-    return kind not in _SHAPED or fits(kind, text)
+    """Whether ``text`` can answer ``question`` by shape: it must fit when the question demands
+    a number, version, date or PEP ("how many", "which version", "which PEP"); any text can
+    otherwise."""
+    kind, demanded = _classified(question)
+    return not demanded or fits(kind, text)
 
 
 def fits(kind: QuestionType, text: str) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -106,7 +107,10 @@ _CONTEXT_SHARE = 0.6
 _PAGE_SHARE = 0.35
 """The share of its weight a term found elsewhere on the passage's page counts for: the page
 says what the passage is about, less directly than its headings."""
-_STEMMER = snowballstemmer.stemmer("english")
+_STEMMERS = threading.local()
+"""One Snowball stemmer per thread: a stemmer keeps the word it is stemming in its own state,
+so two threads sharing one (runs ranking pages in worker threads at once) garble each other's
+words."""
 
 
 class TermStats:
@@ -210,7 +214,10 @@ def _identifier_parts(token: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word))
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return str(stemmer.stemWord(word))
 
 
 def text_terms(text: str) -> frozenset[str]:
