@@ -8,8 +8,11 @@ Tests that need it carry :data:`needs_chromium`, which skips them, saying why, o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
+import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -33,13 +36,31 @@ _FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hi
 
 def screenshot(target: str, out: Path, *, width: int = 1100, height: int = 1500) -> Path:
     """A PNG of ``target`` (a URL) as Chromium renders it in a window of that size."""
-    with tempfile.TemporaryDirectory() as profile:
-        subprocess.run(
-            [str(CHROMIUM), *_FLAGS, f"--user-data-dir={profile}",
-             f"--window-size={width},{height}", f"--screenshot={out}", target],
-            capture_output=True, check=True, timeout=120,
-        )  # fmt: skip
+    profile = tempfile.TemporaryDirectory()
+    proc = subprocess.Popen(
+        [str(CHROMIUM), *_FLAGS, f"--user-data-dir={profile.name}",
+         f"--window-size={width},{height}", f"--screenshot={out}", target],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        if proc.wait(timeout=120) != 0:
+            raise subprocess.CalledProcessError(proc.returncode, proc.args)
+    finally:
+        _stop(proc, profile)
     return out
+
+
+def _stop(proc: subprocess.Popen[bytes], profile: tempfile.TemporaryDirectory[str]) -> None:
+    """End Chromium and every helper process it started (they share its session's process
+    group, and a helper still writing into the profile would make its removal fail), then
+    remove the profile."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    profile.cleanup()
 
 
 class Chromium:
@@ -51,7 +72,7 @@ class Chromium:
             [str(CHROMIUM), *_FLAGS, "--remote-debugging-port=0",
              f"--user-data-dir={self._profile.name}", f"--window-size={width},{height}",
              "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
         self._ids = itertools.count(1)
         self._ws: Any = None
@@ -73,9 +94,7 @@ class Chromium:
     ) -> None:
         if self._ws is not None:
             await self._ws.close()
-        self._proc.terminate()
-        self._proc.wait(timeout=30)
-        self._profile.cleanup()
+        _stop(self._proc, self._profile)
 
     def _port(self) -> str:
         """The debugging port Chromium chose, from the file it writes in its profile."""
