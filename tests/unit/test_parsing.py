@@ -71,7 +71,7 @@ def test_br_rules() -> None:
 def test_block_elements_end_paragraphs_and_script_style_head_are_dropped() -> None:
     html = (
         "<html><head><title>T</title><style>p{}</style><script>var x = 1;</script></head>"
-        "<body><div>a<p>b</p>c</div><noscript>no js</noscript><template><p>tpl</p></template>"
+        "<body><div>a<p>b</p>c</div><template><p>tpl</p></template>"
         "<svg><text>svg text</text></svg><iframe>frame</iframe><h2>Head</h2><ul><li>x<li>y</ul>"
         "</body></html>"
     )
@@ -79,6 +79,39 @@ def test_block_elements_end_paragraphs_and_script_style_head_are_dropped() -> No
     assert _blocks(page) == ["a", "b", "c", "Head", "x", "y"]
     assert [b.tag for b in page.blocks] == ["div", "p", "div", "h2", "li", "li"]
     assert page.title == "T"
+
+
+_ARTICLE = (
+    "<p>The council voted on Tuesday to keep the ferry running through the winter, a decision "
+    "that residents of the island had campaigned for since the spring.</p>"
+    "<p>The ferry will run twice a day from November to March, and fares stay the same for "
+    "residents and visitors alike, the council&#8217;s spokesman said.</p>"
+)
+
+
+def test_a_noscript_copy_of_a_script_template_is_read_as_the_article() -> None:
+    # Blogger's pages: scripts render the template, a browser without them shows the copy.
+    html = (
+        "<nav><a href=/a>Home</a> <a href=/b>News</a></nav><div class=post><h2>Ferry</h2>"
+        f"<script type='text/template'>{_ARTICLE}</script><noscript>{_ARTICLE}</noscript>"
+        "</div><footer>All rights reserved</footer>"
+    )
+    page = parse_page(html)
+    assert _blocks(page, "main")[-2:] == [
+        "The council voted on Tuesday to keep the ferry running through the winter, a decision "
+        "that residents of the island had campaigned for since the spring.",
+        "The ferry will run twice a day from November to March, and fares stay the same for "
+        "residents and visitors alike, the council’s spokesman said.",
+    ]
+    assert page.text.count("The council voted") == 1
+
+
+def test_a_noscript_no_script_shows_is_not_read() -> None:
+    notice = "<noscript><p>Please enable JavaScript in your browser to read the comments.</p>"
+    fallback = f"<noscript>{_ARTICLE}</noscript>"  # a copy of nothing a script renders
+    page = parse_page(f"<body>{notice}</noscript><article><h1>Ferry</h1>{fallback}</article>")
+    assert "JavaScript" not in page.text
+    assert "council" not in page.text
 
 
 def test_title_falls_back_to_the_first_h1() -> None:
@@ -385,3 +418,11 @@ print(json.dumps({n: hashlib.sha256(repr(parse_page((d / n).read_bytes())).encod
         check=True,
     )
     assert json.loads(out.stdout) == here
+
+
+def test_thousands_of_noscript_copies_are_read_only_up_to_a_bound() -> None:
+    template = f"<script type='text/template'>{_ARTICLE}</script>"
+    page = parse_page(template + f"<div><noscript>{_ARTICLE}</noscript></div>" * 5000)
+    assert page.text.count("The council voted") == 64  # noscript._MAX_ASKED
+    nested = "<noscript>" * 5000 + _ARTICLE + "</noscript>" * 5000
+    assert parse_page(template + nested).text.count("The council voted") == 1

@@ -2,8 +2,10 @@
 
 This is the parser's hot loop. It appends text to the current paragraph, marks ``<br>``, counts
 the text of links, does not enter dropped elements (:mod:`quotebound.text.html.tags` says which tag
-is what) and calls into the :class:`~quotebound.text.html.collector.Collector` only where blocks,
-cells and rare elements open or close.
+is what; a ``<noscript>`` is entered only when :mod:`~quotebound.text.html.noscript` says that a
+browser running scripts shows its text too) and calls into the
+:class:`~quotebound.text.html.collector.Collector` only where blocks, cells and rare elements
+open or close.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from quotebound.text.html.collector import Collector
 from quotebound.text.html.folding import BR_MARK
+from quotebound.text.html.noscript import ScriptedCopies
 from quotebound.text.html.tags import BR, CELL, DROP, KIND, KIND_TEXT_ONLY, LINK
 
 __all__ = ["walk"]
@@ -35,6 +38,7 @@ def walk(tree: LexborHTMLParser, c: Collector) -> None:
     # lexbor's tag ids are per document for custom elements, so this cache is per walk.
     kinds: dict[int, tuple[int | None, str]] = {}
     table = KIND if c.roles else KIND_TEXT_ONLY
+    copies = ScriptedCopies(tree)
     links = 0  # open <a href> elements
     # The open ancestors of ``node``, and what closing each must undo (0: nothing).
     stack: list[LexborNode] = []
@@ -68,7 +72,7 @@ def walk(tree: LexborHTMLParser, c: Collector) -> None:
                     undo = LINK
             else:
                 c.other(kind, node)
-                descend = kind != DROP
+                descend = kind != DROP or (tag == "noscript" and copies.shown(node))
             child = node.first_child if descend else None
             if child is not None:
                 stack.append(node)
