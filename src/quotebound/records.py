@@ -72,6 +72,9 @@ class EvidenceItem(TypedDict):
     meaning: NotRequired[float | None]
     """Cosine similarity of the quote's meaning to the question's (its closest part), when it
     was among the best quotes of its round and the encoder is installed; otherwise None."""
+    spelled: NotRequired[bool]
+    """Whether the quote, with its context, spells every identifier the (sub-)question it
+    answers best names; absent counts as False."""
     verification: VerificationRecord
     round: int
 

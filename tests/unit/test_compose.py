@@ -210,6 +210,25 @@ def test_a_quote_close_in_meaning_answers_though_it_shares_few_words() -> None:
         assert compose_extractive(LEASE_QUESTION, [_scored(quote, 0.35, meaning)])["findings"] == []
 
 
+def test_a_close_quote_in_a_best_passage_answers_when_it_spells_the_named_code() -> None:
+    quote = "Items stay in the widget store until their lease of one hour runs out."
+    # Under the close-meaning share of words, in the search's second-best passage.
+    found = _scored(quote, 0.2, CLOSE_MEANING + 0.05)
+    found.update(retrieved=1, spelled=True)
+    assert compose_extractive(LEASE_QUESTION, [found])["findings"][0]["quote"] == quote
+    # Not spelling an identifier the question names, found lower, further in meaning or
+    # sharing too few words, it does not answer.
+    for change in (
+        {"spelled": False},
+        {"retrieved": 3},
+        {"retrieved": None},
+        {"meaning": CLOSE_MEANING - 0.05},
+        {"relevance": 0.1, "parts": [0.1]},
+    ):
+        other = {**found, **change}
+        assert compose_extractive(LEASE_QUESTION, [other])["findings"] == [], change  # type: ignore[list-item]
+
+
 def test_a_quote_far_in_meaning_never_answers_whatever_words_it_shares() -> None:
     quote = "The widget store was first released in 2019 by the platform team."
     assert compose_extractive(LEASE_QUESTION, [_scored(quote, 0.9, None)])["findings"]

@@ -72,6 +72,20 @@ def test_each_ranked_quote_carries_the_rank_of_its_passage() -> None:
     assert by_quote == {destination.text: 2, reading.text: None}
 
 
+def test_each_ranked_quote_says_whether_it_spells_the_code_the_question_names() -> None:
+    page = parse_page(
+        "<main><h1>Archive tool</h1><p>The archive tool writes every member it extracts into "
+        "the directory named by the target_dir option, creating it when needed.</p>"
+        "<h2>Reading</h2><p>The archive tool reads its input from the archive file given on "
+        "the command line and prints each member's name as it goes along.</p></main>"
+    )
+    candidates = extract_candidates(page, source_id="s")
+    question = "Where does target_dir make the archive tool write its output?"
+    ranked = rank_pages(question, [(page, "Archive tool", candidates)])[0]
+    spelled = {r.candidate.quote.split()[3]: r.spelled for r in ranked}
+    assert spelled == {"writes": True, "reads": False}
+
+
 def _item(relevance: float, retrieved: int | None) -> dict:
     return {"relevance": relevance, "parts": [relevance], "retrieved": retrieved}
 

@@ -16,6 +16,7 @@ from quotebound.evidence.relevance import (
     content_terms,
     relevance,
     sentence_spans,
+    spells_identifiers,
     sub_questions,
     term_coverage,
     text_terms,
@@ -185,6 +186,14 @@ def test_a_name_the_passage_never_spells_is_not_its_subject() -> None:
     question = "What does asyncio.set_max_threads() configure?"
     assert relevance(question, "Set the max threads of the default executor.") < 0.5
     assert relevance(question, "set_max_threads() configures the max threads.") >= 0.5
+
+
+def test_a_passage_spells_the_code_a_question_names_or_not() -> None:
+    question = "What does asyncio.set_max_threads() do with the -X option?"
+    assert spells_identifiers(question, "loop.set_max_threads(n) ... python -X dev")
+    assert not spells_identifiers(question, "Set the max threads of the default executor, -X.")
+    assert not spells_identifiers(question, "set_max_threads(n) sets the maximum.")
+    assert spells_identifiers("How does the event loop pick threads?", "Any text at all.")
 
 
 def test_names_without_what_is_asked_about_them_fall_below_threshold() -> None:

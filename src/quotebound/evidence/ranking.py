@@ -32,6 +32,7 @@ from quotebound.evidence.relevance import (
     passage_relevance,
     question_terms,
     relevance,
+    spells_identifiers,
     sub_questions,
     text_terms,
 )
@@ -69,6 +70,9 @@ class Ranked:
     score: float
     retrieved: int | None = None
     """The search rank of the retrieved passage the candidate lies in, or None."""
+    spelled: bool = True
+    """Whether the quote, with its context, spells every identifier the sub-question it
+    answers best names (see :func:`~quotebound.evidence.relevance.spells_identifiers`)."""
     meaning: float | None = None
     """Cosine similarity of the quote's meaning to the question's (to its closest part), or
     None when it was not compared (not among the best quotes, or no encoder)."""
@@ -172,7 +176,8 @@ def rank_pages(
                 + _PROSE_WEIGHT * bool(_PROSE.search(quote))
                 + (_RETRIEVED_WEIGHT / (_RETRIEVED_K + found_at) if found_at is not None else 0.0)
             )
-            item = (score, -i, Ranked(c, context, parts, rel, round(score, 6), found_at))
+            spelled = spells_identifiers(part, passage.spelled)
+            item = (score, -i, Ranked(c, context, parts, rel, round(score, 6), found_at, spelled))
             if best is None or len(kept) < best:
                 heapq.heappush(kept, item)
             elif item[:2] > kept[0][:2]:

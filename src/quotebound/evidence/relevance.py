@@ -36,6 +36,7 @@ __all__ = [
     "question_terms",
     "relevance",
     "sentence_spans",
+    "spells_identifiers",
     "sub_questions",
     "term_coverage",
     "text_terms",
@@ -276,6 +277,13 @@ def _identifiers(part: str) -> tuple[str, ...]:
             if "_" in last or re.search(r"[a-z][A-Z]", last) or ("." in token and last.istitle()):
                 names.append(last)
     return tuple(names)
+
+
+def spells_identifiers(question: str, text: str) -> bool:
+    """Whether ``text`` spells, as written, every identifier and option that ``question``
+    names (the last component of each: ``set_max_threads`` of ``asyncio.set_max_threads()``).
+    A paraphrase may reword what a question asks, never the code it names."""
+    return all(name in text for name in _identifiers(question))
 
 
 def _base_weight(term: str, keys: dict[str, float]) -> float:

@@ -25,6 +25,9 @@ CLOSE_MEANING = 0.6
 """A quote at least this close in meaning to the question (cosine similarity) answers it
 when its relevance reaches ``_CLOSE_RELEVANCE`` too."""
 _CLOSE_RELEVANCE = 0.3
+_FOUND_RELEVANCE = 0.15
+"""A quote close in meaning, inside one of the search's best passages and spelling every
+identifier the question names, answers from this relevance."""
 FAR_MEANING = 0.2
 """A quote less close in meaning than this never answers."""
 RELATED_MEANING = 0.5
@@ -36,7 +39,9 @@ def answers(item: EvidenceItem, part: int | None = None) -> bool:
     that agree: relevant enough on its own words; or relevant enough to support an answer and
     inside one of the passages the search ranked best across the whole corpus; or sharing a
     fair part of the question's (or part's) terms and close in meaning to the question (its
-    closest part; :mod:`~quotebound.evidence.encoder`). A quote whose meaning was compared and
+    closest part; :mod:`~quotebound.evidence.encoder`); or close in meaning, inside one of the
+    search's best passages and spelling every identifier the question names (``spelled``),
+    sharing a smaller part of its terms. A quote whose meaning was compared and
     found far from the question's never answers, whatever words it shares: a page that names the
     question's terms about something else."""
     score = item["relevance"] if part is None else item["parts"][part]
@@ -44,10 +49,13 @@ def answers(item: EvidenceItem, part: int | None = None) -> bool:
     if meaning is not None and meaning < FAR_MEANING:
         return False
     found = item.get("retrieved")
+    best_found = found is not None and found < _RETRIEVED_TOP
+    close = meaning is not None and meaning >= CLOSE_MEANING
     return (
         score >= RELEVANCE_THRESHOLD
-        or (score >= SUPPORT_THRESHOLD and found is not None and found < _RETRIEVED_TOP)
-        or (meaning is not None and meaning >= CLOSE_MEANING and score >= _CLOSE_RELEVANCE)
+        or (score >= SUPPORT_THRESHOLD and best_found)
+        or (close and score >= _CLOSE_RELEVANCE)
+        or (close and best_found and score >= _FOUND_RELEVANCE and item.get("spelled", False))
     )
 
 

@@ -133,6 +133,7 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
                     "context": r.context,
                     "retrieved": r.retrieved,
                     "meaning": r.meaning,
+                    "spelled": r.spelled,
                     "round": state.get("round", 1),
                 }
             )
