@@ -25,7 +25,7 @@ __all__ = ["compose_extractive", "finding_for"]
 
 _MAX_ANSWER_SENTENCES = 3
 _SAME_SOURCE_PENALTY = 0.25
-_SIMILARITY_PENALTY = 0.5
+_SIMILARITY_PENALTY = 0.25
 _NEAR_DUPLICATE = 0.8
 _URL = re.compile(r"\w+://\S+")
 _FIT_WEIGHT = 0.3
