@@ -70,7 +70,7 @@ class Ranked:
     score: float
     retrieved: int | None = None
     """The search rank of the retrieved passage the candidate lies in, or None."""
-    spelled: bool = True
+    spelled: bool = False
     """Whether the quote, with its context, spells every identifier the sub-question it
     answers best names (see :func:`~quotebound.evidence.relevance.spells_identifiers`)."""
     meaning: float | None = None
