@@ -327,7 +327,7 @@ def _coverage(
         _ASKED_SHARE * sum(asked.values())
     ):
         score *= _MISSING_ASKED_FACTOR  # the names are there, what is asked about them is not
-    if any(name not in spelled for name in _identifiers(part)):
+    if not spells_identifiers(part, spelled):
         score *= _MISSING_KEY_FACTOR  # a passage about a name it never spells is not about it
     return score
 
