@@ -30,7 +30,7 @@ STDTYPES = f"""<!doctype html><html><head><title>Built-in Types</title></head><b
 <h3>String Methods¶</h3>
 <dl><dt>str.removeprefix(prefix, /)¶</dt>
 <dd><p>If the string starts with the prefix string, return string[len(prefix):]. Otherwise,
-return a copy of the original string.</p></dd></dl>
+return a copy of the original string.</p><p>New in version 3.9.</p></dd></dl>
 <dl><dt>str.upper()¶</dt><dd><p>Return a copy of the string with all the cased characters
 converted to uppercase, which is what most people expect from the method.</p></dd></dl>
 </main></body></html>"""
@@ -50,6 +50,8 @@ Text Sequence Type --- :class:`str`
    If the string starts with the *prefix* string, return
    ``string[len(prefix):]``. Otherwise, return a copy of the original
    string.
+
+   .. versionadded:: 3.9
 
 .. method:: str.upper()
 
@@ -121,6 +123,20 @@ async def test_the_html_page_wins_over_its_sources_twin(corpus: LocalCorpus) -> 
     assert "_sources/library/stdtypes.rst.txt" not in documents
     out = await _run(corpus, "What does str.removeprefix return?")
     assert all("_sources" not in s["url"] for s in out["sources"])
+
+
+async def test_a_sources_copy_found_alone_gives_its_place_to_the_html_page(
+    corpus: LocalCorpus,
+) -> None:
+    # Only the reST copy spells "versionadded" (the page renders it "New in version 3.9"):
+    # the page a reader opens is still the one cited, at the copy's rank.
+    response = await corpus.search("versionadded", max_results=5)
+    [found] = response.candidates
+    assert found.document == "library/stdtypes.html"
+    assert found.url == BASE + "library/stdtypes.html"
+    assert found.title == "Built-in Types"
+    assert found.snippet.startswith("Strings implement all of the common sequence operations")
+    assert found.passages == ()  # no passage of the page itself matched
 
 
 async def test_a_how_many_question_gets_the_sentence_with_the_number(corpus: LocalCorpus) -> None:

@@ -53,10 +53,18 @@ __all__ = ["MAX_DOCUMENT_BYTES", "LocalCorpus"]
 MAX_DOCUMENT_BYTES = 5_000_000
 """The default cap on a corpus file's size, the same as a web page's."""
 
-_SEARCH = """
-SELECT path, title, body, bm25(passages, 0.0, 1.5, 2.0, 1.0, 4.0) AS score
+_BM25 = "bm25(passages, 0.0, 1.5, 2.0, 1.0, 4.0)"
+"""BM25 with the weights of the columns: path (none), title, heading, body and option keys."""
+_SEARCH = f"""
+SELECT path, title, body, {_BM25} AS score
 FROM passages WHERE passages MATCH ? ORDER BY score, path, rowid LIMIT ?
 """
+_TWIN_PASSAGES = f"""
+SELECT title, body FROM passages WHERE passages MATCH ? AND path = ?
+ORDER BY {_BM25}, rowid LIMIT ?
+"""
+"""A page's best passages for a query (for the HTML twin that takes its copy's place)."""
+_FIRST_PASSAGE = "SELECT title, body FROM passages WHERE path = ? ORDER BY rowid LIMIT 1"
 _PASSAGES_SEARCHED = 400
 """Best passages a search ranks pages by."""
 _PASSAGES_KEPT = 3
@@ -107,6 +115,7 @@ class LocalCorpus:
         self._refreshed = False
         self._by_url: dict[str, str] | None = None
         self._words: dict[str, frozenset[str]] = {}
+        self._html_by_stem: dict[str, list[str]] | None = None
 
     def __repr__(self) -> str:
         return f"LocalCorpus({str(self.root)!r}, name={self.name!r})"
@@ -142,13 +151,14 @@ class LocalCorpus:
             self._refreshed = True
             self._by_url = None
             self._words = {}
+            self._html_by_stem = None
             return stats
 
     # -- search --------------------------------------------------------------------------
 
     async def search(self, query: str, *, max_results: int) -> SearchResponse:
         """The pages of the best passages by BM25 (the index refreshed on this corpus's first
-        search), one page per content."""
+        search), one page per content, the HTML page in place of its copies."""
         started = time.monotonic()
         match = fts_query(query)
         failure: Reason | None = Reason.EMPTY_RESULTS
@@ -175,6 +185,19 @@ class LocalCorpus:
                     found[path].append((rank, passage_head(body)))
             ranked = sorted(pages, key=lambda p: (-_page_score(pages[p]), p))
             kept = self._one_per_content(db, ranked[: 3 * limit])[:limit]
+            for i, path in enumerate(kept):
+                twin = None if _is_html(path) else self._html_twin(db, path, exclude=kept)
+                if twin is not None:
+                    # The reader-facing page in its copy's place: its best passages take the
+                    # copy's ranks (its first passage shows when none matches the query).
+                    rows = db.execute(_TWIN_PASSAGES, (match, twin, _PASSAGES_KEPT)).fetchall()
+                    ranks = [r for r, _ in found[path]]  # as many as the twin has, or fewer
+                    found[twin] = [
+                        (r, passage_head(b)) for r, (_, b) in zip(ranks, rows, strict=False)
+                    ]
+                    rows = rows or db.execute(_FIRST_PASSAGE, (twin,)).fetchall()
+                    pages[twin] = [(0.0, title, body) for title, body in rows]
+                    kept[i] = twin
         out = []
         for rank, path in enumerate(kept, start=1):
             _, title, body = pages[path][0]
@@ -196,17 +219,36 @@ class LocalCorpus:
         """``ranked`` with near-duplicate pages collapsed into the best-ranked one's place,
         which goes to the HTML page of the group."""
         kept: list[str] = []
-        words = self._words
+        words = self._content_words
         for path in ranked:
-            if path not in words:
-                bodies = db.execute("SELECT body FROM passages WHERE path = ?", (path,))
-                words[path] = content_words_of(body for (body,) in bodies)
-            twin = next((k for k in kept if same_content(words[k], words[path])), None)
+            twin = next((k for k in kept if same_content(words(db, k), words(db, path))), None)
             if twin is None:
                 kept.append(path)
             elif _is_html(path) and not _is_html(twin):
                 kept[kept.index(twin)] = path
         return kept
+
+    def _html_twin(self, db: sqlite3.Connection, path: str, *, exclude: list[str]) -> str | None:
+        """The HTML page of the same name (``_sources/a/b.rst.txt`` → ``a/b.html``) with the
+        same content as the non-HTML page ``path``, or None; pages in ``exclude`` are not."""
+        if self._html_by_stem is None:
+            paths = [p for (p,) in db.execute("SELECT path FROM docs WHERE indexed = 1")]
+            self._html_by_stem = {}
+            for p in paths:
+                if _is_html(p):
+                    self._html_by_stem.setdefault(_stem(p), []).append(p)
+        for twin in self._html_by_stem.get(_stem(path), ()):
+            if twin not in exclude and same_content(
+                self._content_words(db, twin), self._content_words(db, path)
+            ):
+                return twin
+        return None
+
+    def _content_words(self, db: sqlite3.Connection, path: str) -> frozenset[str]:
+        if path not in self._words:
+            bodies = db.execute("SELECT body FROM passages WHERE path = ?", (path,))
+            self._words[path] = content_words_of(body for (body,) in bodies)
+        return self._words[path]
 
     # -- transport -----------------------------------------------------------------------
 
@@ -294,6 +336,14 @@ def _page_score(scores: list[tuple[float, str, str]]) -> float:
     """Best passage plus a share of the second best (passages arrive best first)."""
     second = scores[1][0] if len(scores) > 1 else 0.0
     return scores[0][0] + _SECOND_PASSAGE * second
+
+
+def _stem(path: str) -> str:
+    """A document's file name less its suffixes of known types: ``3.6.rst.txt`` → ``3.6``."""
+    name = PurePosixPath(path).name
+    while document_suffix(name) in MEDIA_TYPES:
+        name = name[: -len(document_suffix(name))]
+    return name
 
 
 def _is_html(path: str) -> bool:
