@@ -231,13 +231,15 @@ class LocalCorpus:
     def _html_twin(self, db: sqlite3.Connection, path: str, *, exclude: list[str]) -> str | None:
         """The HTML page of the same name (``_sources/a/b.rst.txt`` → ``a/b.html``) with the
         same content as the non-HTML page ``path``, or None; pages in ``exclude`` are not."""
-        if self._html_by_stem is None:
-            paths = [p for (p,) in db.execute("SELECT path FROM docs WHERE indexed = 1")]
-            self._html_by_stem = {}
-            for p in paths:
+        by_stem = self._html_by_stem
+        if by_stem is None:
+            # Built whole before it is shared: searches run in several threads at once.
+            by_stem = {}
+            for (p,) in db.execute("SELECT path FROM docs WHERE indexed = 1 ORDER BY path"):
                 if _is_html(p):
-                    self._html_by_stem.setdefault(_stem(p), []).append(p)
-        for twin in self._html_by_stem.get(_stem(path), ()):
+                    by_stem.setdefault(_stem(p), []).append(p)
+            self._html_by_stem = by_stem
+        for twin in by_stem.get(_stem(path), ()):
             if twin not in exclude and same_content(
                 self._content_words(db, twin), self._content_words(db, path)
             ):
