@@ -176,12 +176,15 @@ def rank_pages(
                 + _PROSE_WEIGHT * bool(_PROSE.search(quote))
                 + (_RETRIEVED_WEIGHT / (_RETRIEVED_K + found_at) if found_at is not None else 0.0)
             )
+            full = best is not None and len(kept) >= best
+            if full and (score, -i) <= kept[0][:2]:
+                continue  # not among the page's best: no record is made of it
             spelled = spells_identifiers(part, passage.spelled)
             item = (score, -i, Ranked(c, context, parts, rel, round(score, 6), found_at, spelled))
-            if best is None or len(kept) < best:
-                heapq.heappush(kept, item)
-            elif item[:2] > kept[0][:2]:
+            if full:
                 heapq.heapreplace(kept, item)
+            else:
+                heapq.heappush(kept, item)
         kept.sort(key=lambda t: (-t[0], -t[1]))
         out.append([r for _, _, r in kept])
     return out
