@@ -71,3 +71,32 @@ def test_answer_shapes() -> None:
 )
 def test_which_questions_demand_a_figure(question: str, text: str, can_answer: bool) -> None:
     assert answers_shape(question, text) is can_answer
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "can_answer"),
+    [
+        # A number beside the counted word, or a few words from it, before or after.
+        ("How many new apartments does the rezoning allow?", "It allows 350 new apartments.", True),
+        ("How many tables can a join hold?", "Joins of more than 64 tables fail.", True),
+        ("How many tables can a join hold?", "A join holds tables up to 64.", True),
+        ("How many tables can a join hold?", "The number of tables in a join is 64.", True),
+        ("How many tonnes of CO2 will it emit?", "It will emit 16 million metric tons.", True),
+        ("How many people died in the fire?", "Three people died.", True),
+        ("How many times is the key called?", "The key is called once per item.", True),
+        ("How many dollars did the training cost?", "Training cost $12 million.", True),
+        # The counted word with no count, or a count of something else: no answer.
+        ("How many cabins will it have?", "A 50 slip marina, docks, RV parking, cabins.", False),
+        (
+            "How many stylists work at the salon?",
+            "The salon was founded 30 years ago by its owner. It employs only female stylists.",
+            False,
+        ),
+        ("How many dollars did the training cost?", "Training used 2.8 gigawatt-hours.", False),
+        # Nor a number the question gives, nor a year.
+        ("How many votes did she win in 2023?", "In 2023 she won the votes of many.", False),
+        ("How many masks did the 3 thieves steal?", "The 3 thieves stole masks.", False),
+    ],
+)
+def test_a_count_counts_what_is_asked(question: str, text: str, can_answer: bool) -> None:
+    assert answers_shape(question, text) is can_answer

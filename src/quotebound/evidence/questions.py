@@ -1,10 +1,11 @@
 """What a question asks for: its type and the shape of text that can answer it.
 
-"How many ..." wants a number, "when did ..." or "which version ..." a date or version (a
-present-tense "when does ..." asks for a condition, and a leading "When I ..." is a clause), "which
-PEP ..." a PEP number, "what does X return" a return value, "who ..." a name, "what is the
-default ..." a default. Ranking prefers passages, and the extractive composer sentences, that
-have the expected shape; a question of no particular type expects nothing in particular.
+"How many ..." wants a number (of what it counts: "how many cabins", a number beside "cabins"),
+"when did ..." or "which version ..." a date or version (a present-tense "when does ..." asks for
+a condition, and a leading "When I ..." is a clause), "which PEP ..." a PEP number, "what does X
+return" a return value, "who ..." a name, "what is the default ..." a default. Ranking prefers
+passages, and the extractive composer sentences, that have the expected shape; a question of no
+particular type expects nothing in particular.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import re
 from enum import Enum
 from functools import lru_cache
+
+from quotebound.evidence.relevance import content_terms
 
 __all__ = ["QuestionType", "answers_shape", "fits", "question_type"]
 
@@ -72,9 +75,12 @@ _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
 answer to "how many", "which version" or "which PEP"; "when did" is answered by an event as
 often as by a date ("after the war broke out"), so a date is preferred there, never demanded."""
 
-_NUMBER_WORDS = (
+_CARDINALS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
-    r"|hundred|thousand|million|billion|dozen|single|double|once|twice"
+    r"|hundred|thousand|million|billion|dozen"
+)
+_NUMBER_WORDS = (
+    _CARDINALS + r"|single|double|once|twice"
     r"|every|each|daily|weekly|monthly|yearly|annually|hourly|overnight"
 )
 """Numbers in words, and the frequencies and durations that answer "how often" or "how long"."""
@@ -114,6 +120,68 @@ _SHAPES: dict[QuestionType, re.Pattern[str]] = {
 }
 
 
+_HOW_MANY = re.compile(r"\bhow\s+many\s+((?:[\w'-]+\s+){0,4})", re.I)
+_NOT_COUNTED = frozenset({
+    "of", "in", "on", "at", "for", "to", "from", "with", "by", "does", "do", "did", "is", "are",
+    "was", "were", "will", "would", "can", "could", "should", "has", "have", "had", "must", "may",
+    "might", "the", "a", "an", "there", "per",
+})  # fmt: skip
+"""Words that end what "how many" counts: "how many new apartments | does ..."."""
+_WORD = re.compile(r"[$€£¥]?\w+(?:[.,]\d+)*")
+_COUNT = re.compile(rf"[$€£¥]?\d[\d.,]*|{_CARDINALS}", re.I)
+_YEAR = re.compile(r"(?:1[89]|20)\d\d")
+_COUNT_GAP = 3
+"""Words that may stand between a count and what it counts: "350 new apartments", "16 million
+metric tons", "tables: at most 64"."""
+_VARIANT_STEM = 3
+"""The shortest stem that another may begin with and still be a variant of the same word."""
+_NUMBER_OF = frozenset({"number of", "numbers of"})
+_TIMES = "time"
+_ONCE = re.compile(r"\b(?:once|twice|thrice)\b", re.I)
+_MONEY = frozenset({"dollar", "euro", "pound", "yen", "cent"})
+_MONEY_SIGN = re.compile(r"[$€£¥]\d")
+
+
+@lru_cache(maxsize=1024)
+def _counted(question: str) -> frozenset[str]:
+    """The stems of what "how many" counts in ``question`` ("how many new apartments does"
+    counts "new" and "apart"; "how many people died", "peopl" and "die"), or none."""
+    match = _HOW_MANY.search(question)
+    words: list[str] = []
+    for word in match.group(1).split() if match else ():
+        if word.lower() in _NOT_COUNTED:
+            break
+        words.append(word)
+    return frozenset(content_terms(" ".join(words)))
+
+
+def _same_word(stem: str, counted: str) -> bool:
+    """Whether ``stem`` is ``counted`` or a variant of it: one begins the other ("ton" and
+    "tonn" of "tons" and "tonnes", "staff" and "staffer")."""
+    if min(len(stem), len(counted)) < _VARIANT_STEM:
+        return stem == counted
+    return stem.startswith(counted) or counted.startswith(stem)
+
+
+def _counts(counted: frozenset[str], given: set[str], text: str) -> bool:
+    """Whether ``text`` counts what is ``counted`` (stems): a number, not a year nor one the
+    question gives, a few words from a counted word ("350 new apartments", "64 tables") or
+    after "the number of" one; an amount ("$10") when money is counted; "once" or "twice"
+    when times are."""
+    words = _WORD.findall(text)
+    stems = [next(iter(content_terms(w)), "") for w in words]
+    named = {i for i, stem in enumerate(stems) if any(_same_word(stem, c) for c in counted)}
+    numbered = any(" ".join(words[max(0, i - 2) : i]).lower() in _NUMBER_OF for i in named)
+    for i, word in enumerate(words):
+        if not _COUNT.fullmatch(word) or word in given or _YEAR.fullmatch(word):
+            continue
+        if counted & _MONEY and _MONEY_SIGN.match(word):
+            return True
+        if numbered or any(abs(i - j) <= _COUNT_GAP + 1 for j in named):
+            return True
+    return _TIMES in counted and _ONCE.search(text) is not None
+
+
 @lru_cache(maxsize=1024)
 def _classified(question: str) -> tuple[QuestionType, bool]:
     """The type of ``question`` and whether its answer must have the type's shape."""
@@ -131,9 +199,15 @@ def question_type(question: str) -> QuestionType:
 def answers_shape(question: str, text: str) -> bool:
     """Whether ``text`` can answer ``question`` by shape: it must fit when the question demands
     a number, version, date or PEP ("how many", "which version", "which PEP"); any text can
-    otherwise."""
+    otherwise. A count must be of what is counted: "how many cabins" wants a number a few words
+    from "cabins", and a number the question gives is no answer to it."""
     kind, demanded = _classified(question)
-    return not demanded or fits(kind, text)
+    if not demanded:
+        return True
+    counted = _counted(question) if kind is QuestionType.COUNT else frozenset()
+    if not counted:
+        return fits(kind, text)
+    return _counts(counted, set(_WORD.findall(question)), text)
 
 
 def fits(kind: QuestionType, text: str) -> bool:
