@@ -45,6 +45,9 @@ class Reason(StrEnum):
     """The same content as a page already read under another address; not read twice."""
     INSUFFICIENT_EVIDENCE = "insufficient_evidence"
     NO_NEW_EVIDENCE = "no_new_evidence"
+    UNKNOWN_NAME = "unknown_name"
+    """A run's stop reason when what is left of the question names code that no document of
+    the corpora searched spells (``dict.sort_by_value``, ``MEDIUMBLOB``)."""
     BUDGET_EXHAUSTED = "budget_exhausted"
     SUFFICIENT = "sufficient"
     """A run's stop reason when every part of the question has verified evidence."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from quotebound.acquisition.corpus import LocalCorpus
-from quotebound.acquisition.ftsquery import fts_query
+from quotebound.acquisition.ftsquery import code_names, fts_query
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.tiers import TrustTier
 
@@ -251,6 +251,27 @@ def test_fts_query_weighs_identifiers_and_options() -> None:
         '"str removeprefix" OR keys : "opt1uo" OR "str removeprefix" OR keys : "opt1uo"'
         ' OR "str" OR "removeprefix" OR "return" OR "under" OR "o"'
     )
+
+
+def test_code_names_are_identifiers_capitals_and_options() -> None:
+    # A method by its last part, a word in capitals, an option by its key; no number is code.
+    assert code_names("Does dict.sort_by_value() beat MEDIUMBLOB or --turbo-start in 3.11?") == {
+        "sort_by_value": '"sort_by_value"',
+        "MEDIUMBLOB": '"mediumblob"',
+        "--turbo-start": 'keys : "opt2turbostart"',
+    }
+    assert code_names("Why do plants need sunlight, e.g. in 2020?") == {}
+
+
+async def test_unspelled_names_the_code_no_document_spells(root: Path, tmp_path: Path) -> None:
+    corpus = make(root, tmp_path)
+    # The index is built on first use; hostile text is only ever a quoted phrase. A name is
+    # spelled as the index reads words: "MAGMA_RISE" is there, in "magma rises".
+    assert corpus.unspelled("Is BASALT lava runny, and what is magma_flow_rate?") == [
+        "magma_flow_rate"
+    ]
+    assert corpus.unspelled('Is MAGMA_RISE a MAGMA_FLOW* or NEAR("x') == ["MAGMA_FLOW", "NEAR"]
+    assert corpus.unspelled("How do volcanoes erupt?") == []
 
 
 async def test_results_are_deterministic(root: Path, tmp_path: Path) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 from langgraph.store.memory import InMemoryStore
 
 from quotebound.acquisition.corpus import LocalCorpus
+from quotebound.acquisition.providers import SearchResponse, search_response
 from quotebound.context import make_context
 from quotebound.graph.deps import Deps
 from quotebound.interface.runner import run_research
@@ -149,6 +151,50 @@ async def test_an_unanswerable_question_is_refused(corpus: LocalCorpus) -> None:
     out = await _run(corpus, "Who won the 2018 FIFA World Cup final in Moscow?")
     assert out["status"] == "insufficient_evidence"
     assert out["findings"] == []
+
+
+async def test_a_question_about_code_no_document_spells_is_refused(corpus: LocalCorpus) -> None:
+    # Pages about str's other methods share every other word of the question: none answers.
+    out = await _run(corpus, "What does str.remove_prefix_all return?")
+    assert out["status"] == "insufficient_evidence"
+    assert out["audit"]["stop_reason"] == "unknown_name"
+    assert out["audit"]["missing"].startswith(
+        "no document mentions remove_prefix_all, which the question names"
+    )
+    assert len(out["audit"]["rounds"]) == 1  # no second round looks for it
+
+
+async def test_a_part_about_unknown_code_is_named_as_missing(corpus: LocalCorpus) -> None:
+    out = await _run(
+        corpus,
+        "What does str.removeprefix return, and what does str.remove_suffix_all return?",
+    )
+    assert out["status"] == "answered"
+    assert "return string[len(prefix):]" in out["findings"][0]["quote"]
+    assert out["audit"]["missing"] == "what does str.remove_suffix_all return"
+    # A part that refers back to unknown code is as unanswerable as the part naming it.
+    out = await _run(corpus, "What does str.strip_all do, and what does it return?")
+    assert out["status"] == "insufficient_evidence"
+    assert out["audit"]["stop_reason"] == "unknown_name"
+
+
+async def test_unknown_code_is_not_refused_when_the_web_may_know_it(
+    corpus: LocalCorpus,
+) -> None:
+    class Web:
+        name = "web"
+
+        async def search(self, query: str, *, max_results: int) -> SearchResponse:
+            return search_response(self, query, time.monotonic())
+
+    out = await run_research(
+        "What does str.remove_prefix_all return?",
+        store=InMemoryStore(),
+        thread_id="t1",
+        context=make_context("chat", composer="extractive"),
+        deps=Deps(providers=[corpus, Web()]),
+    )
+    assert out["audit"]["stop_reason"] != "unknown_name"
 
 
 async def test_search_results_name_the_passages_that_matched(corpus: LocalCorpus) -> None:

@@ -38,7 +38,7 @@ from quotebound.acquisition.corpusindex import (
     too_large,
 )
 from quotebound.acquisition.duplicates import content_words_of, same_content
-from quotebound.acquisition.ftsquery import fts_query
+from quotebound.acquisition.ftsquery import code_names, fts_query
 from quotebound.acquisition.providers import SearchCandidate, SearchResponse, search_response
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.storage.rawstore import RawPage, parsed_page
@@ -65,6 +65,7 @@ ORDER BY {_BM25}, rowid LIMIT ?
 """
 """A page's best passages for a query (for the HTML twin that takes its copy's place)."""
 _FIRST_PASSAGE = "SELECT title, body FROM passages WHERE path = ? ORDER BY rowid LIMIT 1"
+_SPELLED = "SELECT 1 FROM passages WHERE passages MATCH ? LIMIT 1"
 _PASSAGES_SEARCHED = 400
 """Best passages a search ranks pages by."""
 _PASSAGES_KEPT = 3
@@ -171,6 +172,19 @@ class LocalCorpus:
                 log.warning("corpus %s: search failed: %s", self.name, exc)
                 failure = Reason.PROVIDER_ERROR
         return search_response(self, query, started, candidates=candidates, failure=failure)
+
+    def unspelled(self, text: str) -> list[str]:
+        """The code ``text`` names (:func:`~quotebound.acquisition.ftsquery.code_names`) that no
+        passage of the corpus spells, as ``text`` writes it (the index refreshed first if this
+        corpus has not been searched yet)."""
+        names = code_names(text)
+        if not names:
+            return []
+        if not self._refreshed:
+            self.refresh()
+        with closing(open_index(self.index_path, self.root)) as db:
+            spelled = [db.execute(_SPELLED, (match,)).fetchone() for match in names.values()]
+        return [name for name, found in zip(names, spelled, strict=True) if found is None]
 
     def _search(self, query: str, match: str, limit: int) -> tuple[SearchCandidate, ...]:
         if not self._refreshed:

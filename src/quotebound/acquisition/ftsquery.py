@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["fts_query", "option_keys"]
+__all__ = ["code_names", "fts_query", "option_keys"]
 
 _WORD = re.compile(r"\w+")
 _OPTION = re.compile(r"(?<![\w-])(--?)([A-Za-z][\w-]*)")
 _IDENTIFIER = re.compile(r"\w+(?:\.\w+)+|\w*_\w+|\w*[a-z][A-Z]\w*")
+_CODE = re.compile(r"(?<![\w.-])(?:\w+(?:\.\w+)+|\w*_\w+|\w*[a-z][A-Z]\w*|[A-Z][A-Z\d]{3,})(?!\w)")
+"""Code a text names: an identifier (a dot, an underscore, an inner capital) or a word in
+capitals (``MEDIUMBLOB``)."""
+_LETTERS = re.compile(r"[A-Za-z]{2}")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _STOPWORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i",
@@ -33,6 +37,21 @@ def option_keys(text: str) -> str:
 def _option_key(dashes: str, name: str) -> str:
     spelled = "".join(f"u{c.lower()}" if c.isupper() else c for c in name if c.isalnum())
     return f"opt{len(dashes)}{spelled}"
+
+
+def code_names(text: str) -> dict[str, str]:
+    """The code ``text`` names, as written, each with the FTS5 query of a passage that spells
+    it: an identifier by its last part (``sort_by_value`` of ``dict.sort_by_value()``: pages
+    about a method often omit its class), a word in capitals (``MEDIUMBLOB``) and an option
+    (``--turbo-start``, by its option key). Numbers (``3.11``) name no code."""
+    names: dict[str, str] = {}
+    for token in _CODE.findall(text):
+        last = token.rpartition(".")[2]
+        if _LETTERS.search(last):
+            names[last] = '"' + " ".join(_WORD.findall(last.lower())) + '"'
+    for dashes, name in _OPTION.findall(text):
+        names[dashes + name] = f'keys : "{_option_key(dashes, name)}"'
+    return names
 
 
 def fts_query(text: str) -> str | None:

@@ -9,12 +9,14 @@ round with nothing relevant to compose (:func:`judgeable`).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from quotebound.acquisition.ftsquery import code_names
 from quotebound.errors import Reason
 from quotebound.evidence.questions import answers_shape
 from quotebound.evidence.relevance import sub_questions
@@ -37,6 +39,7 @@ __all__ = [
 ]
 
 _MAX_REASON_CHARS = 300
+_REFERS_BACK = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those)\b", re.I)
 _MAX_QUOTES_SHOWN = 8
 _MAX_QUOTE_CHARS = 300
 
@@ -57,16 +60,35 @@ class Assessment:
     reason: str
 
 
+def _about_unknown_names(parts: list[str], unknown: list[str]) -> set[str]:
+    """The parts of a question that ask about code no document spells: those that name it, and
+    a part that names no code of its own and refers back to one that does ("..., and what is
+    its default?"). They cannot be answered from these documents, whatever quotes share their
+    other words."""
+    out: set[str] = set()
+    for i, part in enumerate(parts):
+        if any(name in part for name in unknown) or (
+            i > 0
+            and parts[i - 1] in out
+            and not code_names(part)
+            and _REFERS_BACK.search(part) is not None
+        ):
+            out.add(part)
+    return out
+
+
 def assess(state: ResearchState, *, now: float) -> Assessment:
     """The deterministic signals: coverage per sub-question, new evidence, budgets, time."""
     settings = state["settings"]
     question = state["question"]
     relevant = relevant_evidence(state)
     parts = sub_questions(question)
+    unanswerable = _about_unknown_names(parts, state.get("unknown_names") or [])
     gaps = tuple(
         p
         for i, p in enumerate(parts)
-        if not any(answers(e, i) and answers_shape(p, e["quote"]) for e in relevant)
+        if p in unanswerable
+        or not any(answers(e, i) and answers_shape(p, e["quote"]) for e in relevant)
     )
     round_no = int(state.get("round", 1))
     new_relevant = sum(1 for e in relevant if e["round"] == round_no)
@@ -83,6 +105,15 @@ def assess(state: ResearchState, *, now: float) -> Assessment:
             Reason.SUFFICIENT,
             gaps,
             f"every part of the question has verified evidence from {sources} source(s)",
+        )
+    if gaps and unanswerable.issuperset(gaps):
+        return Assessment(
+            stop,
+            Reason.UNKNOWN_NAME,
+            gaps,
+            "no document mentions "
+            + ", ".join(state.get("unknown_names") or [])
+            + ", which the question names",
         )
     if round_no >= int(settings["max_rounds"]):
         return Assessment(

@@ -106,6 +106,8 @@ class ResearchState(OutputState, total=False):
     candidates: list[dict[str, Any]]
     new_candidates: int
     provider_runs: Annotated[list[dict[str, Any]], operator.add]
+    unknown_names: list[str]
+    """Code the question names that no document spells, when only corpora are searched."""
     fetched: Annotated[list[SourceInfo], operator.add]
     failed: Annotated[list[SourceInfo], operator.add]
     round_sources: list[str]

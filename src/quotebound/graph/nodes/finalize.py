@@ -54,6 +54,12 @@ def _missing(state: ResearchState) -> str:
             + ", ".join(codes)
             + "); see the audit"
         )
+    unknown = state.get("unknown_names") or []
+    named = [n for n in unknown if any(n in g for g in gaps)]
+    if named:
+        return f"no document mentions {', '.join(named)}, which the question names: " + "; ".join(
+            gaps
+        )
     return (
         f"None of the {read} source(s) read contains a verified quote that addresses: "
         + "; ".join(gaps)

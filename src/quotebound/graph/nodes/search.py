@@ -1,8 +1,11 @@
-"""search: ask the provider ladder this round's queries; keep new candidates (tier 0)."""
+"""search: ask the provider ladder this round's queries; keep new candidates (tier 0), and note the
+code the question names that no corpus spells when only corpora are searched."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import sqlite3
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -15,7 +18,8 @@ from quotebound.acquisition.providers import (
 )
 from quotebound.acquisition.searchcache import SearchCache
 from quotebound.context import Context
-from quotebound.graph.deps import Deps
+from quotebound.errors import ConfigError
+from quotebound.graph.deps import Deps, Toolkit
 from quotebound.graph.events import emit
 from quotebound.graph.gates import search_gate
 from quotebound.graph.state import ResearchState, merged, new_warnings
@@ -23,6 +27,23 @@ from quotebound.report.audit import next_record
 from quotebound.storage.rawstore import put_raw_page
 
 __all__ = ["search"]
+
+log = logging.getLogger(__name__)
+
+
+def _unknown_names(toolkit: Toolkit, question: str) -> list[str]:
+    """The code ``question`` names that no corpus spells, when the ladder searches corpora
+    only (a web search may know what a library never mentions); none when a corpus cannot
+    be read."""
+    corpora = list(toolkit.corpora.values())
+    if not corpora or len(corpora) != len(toolkit.providers):
+        return []
+    try:
+        unspelled = [corpus.unspelled(question) for corpus in corpora]
+    except (sqlite3.Error, OSError, ConfigError) as exc:
+        log.warning("search: cannot look up the question's names in the corpus: %s", exc)
+        return []
+    return [name for name in unspelled[0] if all(name in u for u in unspelled[1:])]
 
 
 async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
@@ -44,6 +65,9 @@ async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps)
             for q in queries
         )
     )
+    unknown = state.get("unknown_names")
+    if unknown is None:
+        unknown = await asyncio.to_thread(_unknown_names, toolkit, state["question"])
     found: list[SearchCandidate] = [c for cands, _ in answers for c in cands]
     runs = [r.to_dict() for _, runs in answers for r in runs]
     known = {c["canonical_url"] for c in state.get("candidates") or []}
@@ -90,6 +114,7 @@ async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps)
         "candidates": candidates,
         "new_candidates": len(fresh),
         "provider_runs": runs,
+        "unknown_names": unknown,
         "records": records,
     }
     emit(runtime, merged(state, update), "search", f"{len(fresh)} new candidates")
