@@ -254,9 +254,9 @@ def test_fts_query_weighs_identifiers_and_options() -> None:
 
 
 def test_code_names_are_identifiers_capitals_and_options() -> None:
-    # A method by its last part, a word in capitals, an option by its key; no number is code.
+    # An identifier whole, a word in capitals, an option by its key; no number is code.
     assert code_names("Does dict.sort_by_value() beat MEDIUMBLOB or --turbo-start in 3.11?") == {
-        "sort_by_value": '"sort_by_value"',
+        "dict.sort_by_value": '"dict sort_by_value"',
         "MEDIUMBLOB": '"mediumblob"',
         "--turbo-start": 'keys : "opt2turbostart"',
     }
