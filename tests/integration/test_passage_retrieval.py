@@ -159,7 +159,7 @@ async def test_a_question_about_code_no_document_spells_is_refused(corpus: Local
     assert out["status"] == "insufficient_evidence"
     assert out["audit"]["stop_reason"] == "unknown_name"
     assert out["audit"]["missing"].startswith(
-        "no document mentions str.remove_prefix_all, which the question names"
+        "no document mentions remove_prefix_all, which the question names"
     )
     assert len(out["audit"]["rounds"]) == 1  # no second round looks for it
 

@@ -41,13 +41,14 @@ def _option_key(dashes: str, name: str) -> str:
 
 def code_names(text: str) -> dict[str, str]:
     """The code ``text`` names, as written, each with the FTS5 query of a passage that spells
-    it: an identifier, whole (``dict.sort_by_value``; ``str.reverse`` is not ``reversed``), a
-    word in capitals (``MEDIUMBLOB``) and an option (``--turbo-start``, by its option key).
-    Numbers (``3.11``) and abbreviations (``e.g.``) name no code."""
+    it: an identifier by its last part (``sort_by_value`` of ``dict.sort_by_value()``: pages
+    about a method often omit its class), a word in capitals (``MEDIUMBLOB``) and an option
+    (``--turbo-start``, by its option key). Numbers (``3.11``) name no code."""
     names: dict[str, str] = {}
     for token in _CODE.findall(text):
-        if _LETTERS.search(token.rpartition(".")[2]):
-            names[token] = '"' + " ".join(_WORD.findall(token.lower())) + '"'
+        last = token.rpartition(".")[2]
+        if _LETTERS.search(last):
+            names[last] = '"' + " ".join(_WORD.findall(last.lower())) + '"'
     for dashes, name in _OPTION.findall(text):
         names[dashes + name] = f'keys : "{_option_key(dashes, name)}"'
     return names
