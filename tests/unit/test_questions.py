@@ -67,16 +67,8 @@ def test_answer_shapes() -> None:
         # "When did": an event answers too.
         ("When did the mine close?", "The mine shut down after the war broke out.", True),
         ("What does str.split return?", "It gives back words.", True),
-    ],
-)
-def test_which_questions_demand_a_figure(question: str, text: str, can_answer: bool) -> None:
-    assert answers_shape(question, text) is can_answer
-
-
-@pytest.mark.parametrize(
-    ("question", "text", "can_answer"),
-    [
-        # A number beside the counted word, or a few words from it, before or after.
+        # A count counts what is asked: a number beside the counted word, or a few words from
+        # it, before or after. the counted word, or a few words from it, before or after.
         ("How many new apartments does the rezoning allow?", "It allows 350 new apartments.", True),
         ("How many tables can a join hold?", "Joins of more than 64 tables fail.", True),
         ("How many tables can a join hold?", "A join holds tables up to 64.", True),
@@ -98,5 +90,5 @@ def test_which_questions_demand_a_figure(question: str, text: str, can_answer: b
         ("How many masks did the 3 thieves steal?", "The 3 thieves stole masks.", False),
     ],
 )
-def test_a_count_counts_what_is_asked(question: str, text: str, can_answer: bool) -> None:
+def test_which_questions_demand_a_figure(question: str, text: str, can_answer: bool) -> None:
     assert answers_shape(question, text) is can_answer

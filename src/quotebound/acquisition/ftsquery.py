@@ -15,7 +15,7 @@ __all__ = ["code_names", "fts_query", "option_keys"]
 _WORD = re.compile(r"\w+")
 _OPTION = re.compile(r"(?<![\w-])(--?)([A-Za-z][\w-]*)")
 _IDENTIFIER = re.compile(r"\w+(?:\.\w+)+|\w*_\w+|\w*[a-z][A-Z]\w*")
-_CODE = re.compile(r"(?<![\w.-])(?:\w+(?:\.\w+)+|\w*_\w+|\w*[a-z][A-Z]\w*|[A-Z][A-Z\d]{3,})(?!\w)")
+_CODE = re.compile(rf"(?<![\w.-])(?:{_IDENTIFIER.pattern}|[A-Z][A-Z\d]{{3,}})(?!\w)")
 """Code a text names: an identifier (a dot, an underscore, an inner capital) or a word in
 capitals (``MEDIUMBLOB``)."""
 _LETTERS = re.compile(r"[A-Za-z]{2}")
