@@ -238,9 +238,10 @@ async def test_queries_without_words_are_empty_results(
 
 
 def test_fts_query_quotes_every_term() -> None:
-    # A quoted phrase is searched as a phrase and weighs twice; no text is FTS5 syntax.
+    # A quoted phrase is searched as a phrase and weighs twice (and NEAR, written as a call,
+    # as code); no text is FTS5 syntax.
     assert fts_query('What is "NEAR(magma)"?') == (
-        '"near magma" OR "near magma" OR "near" OR "magma"'
+        '"near" OR "near magma" OR "near" OR "near magma" OR "near" OR "magma"'
     )
     assert fts_query("the") == '"the"'
 
@@ -250,6 +251,10 @@ def test_fts_query_weighs_identifiers_and_options() -> None:
     assert query == (
         '"str removeprefix" OR keys : "opt1uo" OR "str removeprefix" OR keys : "opt1uo"'
         ' OR "str" OR "removeprefix" OR "return" OR "under" OR "o"'
+    )
+    # A word written as a call is code too: "round" weighs most, the number stays whole.
+    assert fts_query("Why does round(2.5) give 2?") == (
+        '"round" OR "2 5" OR "round" OR "2 5" OR "round" OR "2" OR "5" OR "give"'
     )
 
 
@@ -261,6 +266,8 @@ def test_code_names_are_identifiers_capitals_and_options() -> None:
         "--turbo-start": 'keys : "opt2turbostart"',
     }
     assert code_names("Why do plants need sunlight, e.g. in 2020?") == {}
+    # A call names its function; a word before a spaced parenthesis is prose.
+    assert code_names("What does zip() return, and what is a round (of golf)?") == {"zip": '"zip"'}
 
 
 async def test_unspelled_names_the_code_no_document_spells(root: Path, tmp_path: Path) -> None:

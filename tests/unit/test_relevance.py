@@ -140,6 +140,38 @@ def test_sub_questions_keep_short_conjuncts_together() -> None:
     assert sub_questions("") == [""]
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        # "and" between things asked about, not between questions
+        "Will autovacuum vacuum and analyze my temporary tables for me?",
+        "Which US foods did Jamie Oliver and the other signatories want kept out of Britain?",
+        "Is a dataclass with eq=True and frozen=False hashable?",
+        # a preamble that sets the scene for the one thing asked
+        "In a StrEnum, what value does auto() produce for a member?",
+        "When I sort with key=, how many times does Python evaluate my key callable?",
+        "Views in SQLite don't accept UPDATE statements; is there any way to change a view?",
+        "I called logging.basicConfig() again with another level and nothing changed. Why?",
+    ],
+)
+def test_a_question_that_asks_one_thing_is_one_part(question: str) -> None:
+    assert sub_questions(question) == [question]
+
+
+def test_a_preamble_joins_the_part_it_sets_the_scene_for() -> None:
+    question = (
+        "In April 2022, how many people in the Americas had no vaccine dose, "
+        "and since which month was Barbados vaccinating pupils?"
+    )
+    assert sub_questions(question) == [
+        "In April 2022, how many people in the Americas had no vaccine dose",
+        "since which month was Barbados vaccinating pupils",
+    ]
+    assert sub_questions(
+        "Which values may PYTHONHASHSEED take, and why are str and bytes hashes randomized?"
+    ) == ["Which values may PYTHONHASHSEED take", "why are str and bytes hashes randomized"]
+
+
 def test_term_coverage_measures_support() -> None:
     quote = "copytree recursively copies an entire directory tree."
     assert term_coverage("copytree copies a directory tree", quote) == 1.0
@@ -216,6 +248,8 @@ def test_a_particle_inside_a_name_is_part_of_the_name() -> None:
 
     assert set(key_terms("When was Guido van Rossum born?")) == {"guido", "van", "rossum"}
     assert "van" not in key_terms("Is the van parked by Anna?")
+    # A word written as a call names code: it weighs as an identifier does.
+    assert set(key_terms("What does zip() do, and what is a round (of golf)?")) == {"zip"}
     # The name alone, without what is asked about it, no longer counts as an answer.
     quote = "PEP written by Guido van Rossum and Talin. Implemented by Guido van Rossum."
     assert relevance("On what date was Guido van Rossum born?", quote) < RELEVANCE_THRESHOLD

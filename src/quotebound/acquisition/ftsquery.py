@@ -14,10 +14,10 @@ __all__ = ["code_names", "fts_query", "option_keys"]
 
 _WORD = re.compile(r"\w+")
 _OPTION = re.compile(r"(?<![\w-])(--?)([A-Za-z][\w-]*)")
-_IDENTIFIER = re.compile(r"\w+(?:\.\w+)+|\w*_\w+|\w*[a-z][A-Z]\w*")
+_IDENTIFIER = re.compile(r"\w+(?:\.\w+)+|\w*_\w+|\w*[a-z][A-Z]\w*|[A-Za-z]\w+(?=\()")
 _CODE = re.compile(rf"(?<![\w.-])(?:{_IDENTIFIER.pattern}|[A-Z][A-Z\d]{{3,}})(?!\w)")
-"""Code a text names: an identifier (a dot, an underscore, an inner capital) or a word in
-capitals (``MEDIUMBLOB``)."""
+"""Code a text names: an identifier (a dot, an underscore, an inner capital, or a word written
+as a call: ``zip()``) or a word in capitals (``MEDIUMBLOB``)."""
 _LETTERS = re.compile(r"[A-Za-z]{2}")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _STOPWORDS = frozenset({
@@ -57,10 +57,11 @@ def code_names(text: str) -> dict[str, str]:
 def fts_query(text: str) -> str | None:
     """A safe FTS5 query for arbitrary user text: any of its words, with what it names first.
 
-    Identifiers (``str.removeprefix``, ``max_workers``) and quoted phrases become phrases and
-    options (``-O``) option keys; each counts twice, so they weigh most. Every term is a quoted
-    string of word characters, so no user text is ever read as FTS5 syntax. Common function
-    words are dropped unless nothing else is left. None when the text has no words.
+    Identifiers (``str.removeprefix``, ``max_workers``, ``zip`` written as a call: ``zip()``)
+    and quoted phrases become phrases and options (``-O``) option keys; each counts twice, so
+    they weigh most. Every term is a quoted string of word characters, so no user text is ever
+    read as FTS5 syntax. Common function words are dropped unless nothing else is left. None
+    when the text has no words.
     """
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))[:_MAX_TERMS]
     if not words:

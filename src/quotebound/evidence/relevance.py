@@ -72,11 +72,34 @@ _HOW_WORD = re.compile(r"\bhow\s+(?:many|much|long|often|far|big|large|old|soon)
 """"How many", "how often" ...: the asking, not the subject; the answer's shape stands for it."""
 
 _QUESTION_WORDS = ("what", "how", "why", "when", "where", "which", "who", "whom", "whose")
+_AUXILIARIES = (
+    "is", "are", "was", "were", "can", "could", "does", "do", "did", "will", "would", "should",
+    "shall", "has", "have", "had", "may", "might", "must",
+)  # fmt: skip
+_ASKING = "|".join(_QUESTION_WORDS + _AUXILIARIES)
+_LEADING = r"(?:(?:in|on|at|for|from|by|under|to|with|of|during|after|before|since|until)\s+)?"
+"""A preposition a question word may follow: "on what date", "since which version"."""
 _SPLIT = re.compile(
-    r"\s*(?:[;?]|\bas well as\b|\band also\b|\balso\b|\band\b"
-    r"|,\s*(?=(?:" + "|".join(_QUESTION_WORDS) + r")\b))\s*",
+    r"\s*(?:[;?]|(\bas well as\b|\band also\b)"
+    rf"|(?:,\s*)?\band\b(?=\s+{_LEADING}(?:{_ASKING})\b)"
+    rf"|,\s*(?={_LEADING}(?:{'|'.join(_QUESTION_WORDS)})\b))\s*",
     re.IGNORECASE,
 )
+"""Where a question's parts meet: ``;`` or ``?``, "as well as", "and also" (the one group: what
+follows them is asked for too), "and" before a question word or auxiliary ("..., and how ...",
+"... and is ..."; not "X and Y"), a comma before a question word."""
+_ASKS = re.compile(
+    rf"(?:^|:\s*){_LEADING}"
+    r"(?:(?:what|which|who|whom|whose|why|how|where)\b|when\s+(?:"
+    + "|".join(_AUXILIARIES)
+    + r")\b|(?:"
+    + "|".join(_AUXILIARIES)
+    + r"|explain|describe|tell|name|list|give|show|compare|find|summari[sz]e)\b)",
+    re.IGNORECASE,
+)
+"""A piece that asks something: it opens (or goes on after a colon) with a question word
+("On what date ...", "When did ..."), an auxiliary ("Can I ...") or a request ("Explain ...").
+"When I sort ...", "In a StrEnum", "If the server has ..." only set the scene."""
 
 _STOPWORD_LIST = """
     a about above after again against all am an and any are aren as at be because been before
@@ -141,20 +164,48 @@ class TermStats:
 def sub_questions(question: str) -> list[str]:
     """Split a question into the parts it asks about; at least ``[question]``.
 
-    Splits on ``;``, ``?``, "and", "also", "as well as" and on a comma before a question word.
-    A piece with fewer than two content terms joins its neighbour, so "X and Y" inside one
-    part ("the difference between X and Y") stays whole.
+    Splits on ``;``, ``?``, "as well as", "and also", on "and" before a question word or
+    auxiliary and on a comma before a question word. A piece that asks nothing (a preamble: "In
+    a StrEnum, what value ...") joins the piece after it, unless "as well as" or "and also"
+    added it to the request; a piece with fewer than two content terms joins its neighbour, so
+    "X and Y" inside one part stays whole. Joined pieces keep the question's own words between
+    them.
     """
-    pieces = [p.strip(" ,.") for p in _SPLIT.split(question) if p and p.strip(" ,.")]
-    parts: list[str] = []
-    for piece in pieces:
-        if parts and (len(content_terms(piece)) < 2 or len(content_terms(parts[-1])) < 2):
-            parts[-1] = f"{parts[-1]} {piece}"
+    pieces: list[tuple[int, int, bool]] = []  # start, end, whether it asks
+    start, added = 0, False
+    for match in [*_SPLIT.finditer(question), None]:
+        end = len(question) if match is None else match.start()
+        text = question[start:end]
+        if text.strip(" ,."):
+            pieces.append((start, end, added or bool(_ASKS.search(text.strip(" ,.")))))
+        if match is not None:
+            start, added = match.end(), match.group(1) is not None
+    spans: list[list[int]] = []
+    scene: int | None = None  # where pieces that ask nothing began
+    for begin, end, asks in pieces:
+        if asks:
+            spans.append([begin if scene is None else scene, end])
+            scene = None
+        elif scene is None:
+            scene = begin
+    if scene is not None:
+        if spans:
+            spans[-1][1] = pieces[-1][1]
         else:
-            parts.append(piece)
-    if len(parts) > 1 and len(content_terms(parts[-1])) < 2:
-        tail = parts.pop()
-        parts[-1] = f"{parts[-1]} {tail}"
+            spans = [[scene, pieces[-1][1]]]
+
+    def terms(span: list[int]) -> int:
+        return len(content_terms(question[span[0] : span[1]]))
+
+    merged: list[list[int]] = []
+    for span in spans:
+        if merged and (terms(span) < 2 or terms(merged[-1]) < 2):
+            merged[-1][1] = span[1]
+        else:
+            merged.append(span)
+    if len(merged) > 1 and terms(merged[-1]) < 2:
+        merged[-2][1] = merged.pop()[1]
+    parts = [question[a:b].strip(" ,.") for a, b in merged]
     return parts if len(parts) > 1 else [question]
 
 
@@ -241,9 +292,9 @@ def key_terms(part: str) -> dict[str, float]:
     A name is what :func:`~quotebound.text.names.is_name` says (acronyms such as ``HTTP`` are
     topic words, not names), or a particle such as "van" inside one
     (:func:`~quotebound.text.names.is_particle`); an identifier has a dot, underscore, inner
-    capital or digit, or is an option. Words in quotes are keys too. Module prefixes
-    (``os.path.``) weigh less than the name they qualify, since pages about ``join`` often omit
-    the module.
+    capital or digit, is an option, or is written as a call (``zip()``). Words in quotes are keys
+    too. Module prefixes (``os.path.``) weigh less than the name they qualify, since pages about
+    ``join`` often omit the module.
     """
     keys: dict[str, float] = {}
     for match in _TOKEN.finditer(part):
@@ -251,7 +302,7 @@ def key_terms(part: str) -> dict[str, float]:
         named = (is_name(part, match.start(), token) and not token.isupper()) or is_particle(
             part, match.start(), token
         )
-        if not named and not _IDENTIFIER.search(token):
+        if not named and not _IDENTIFIER.search(token) and not part.startswith("(", match.end()):
             continue
         prefix, _, last = token.rpartition(".") if not _OPTION.match(token) else ("", "", token)
         for text, weight in ((prefix, _PREFIX_WEIGHT), (last, _KEY_WEIGHT)):
