@@ -175,6 +175,32 @@ def test_extractive_prefers_a_second_source_over_repeating_one() -> None:
     assert [f["url"] for f in chosen] == [a.url, b.url]
 
 
+def test_a_source_repeats_before_a_source_that_answers_nothing() -> None:
+    # Diversity is across the sources that answer: page b shares the question's words without
+    # answering it, so page a's second quote comes before it.
+    question = "How does the widget cache expire entries?"
+    a = Page(
+        url="https://a.example/cache",
+        title="A",
+        text=(
+            "The widget cache expires entries after one hour of inactivity by default. "
+            "Entries in the widget cache expire when the cache is full and a new entry arrives."
+        ),
+    )
+    b = Page(url="https://b.example/news", title="B", text="The widget team met in March.")
+    evidence = [evidence_for(question, a, s.strip() + ".") for s in a.text.split(".")[:2]]
+    unrelated = evidence_for(question, b, b.text)
+    shares = (SUPPORT_THRESHOLD + RELEVANCE_THRESHOLD) / 2  # enough to be listed, not to answer
+    unrelated.update(relevance=shares, parts=[shares], score=evidence[1]["score"] - 0.1)
+    assert all(e["relevance"] >= RELEVANCE_THRESHOLD for e in evidence)
+    chosen = compose_extractive(question, [*evidence, unrelated], max_findings=2)["findings"]
+    assert [f["url"] for f in chosen] == [a.url, a.url]
+    # A second source that answers still comes before a repeat.
+    unrelated.update(relevance=RELEVANCE_THRESHOLD, parts=[RELEVANCE_THRESHOLD])
+    chosen = compose_extractive(question, [*evidence, unrelated], max_findings=2)["findings"]
+    assert [f["url"] for f in chosen] == [a.url, b.url]
+
+
 def test_extractive_without_relevant_evidence_is_empty() -> None:
     question = "What is the boiling point of tungsten?"
     composition = compose_extractive(question, _evidence(question))

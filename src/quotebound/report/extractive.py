@@ -62,7 +62,12 @@ def _similarity(a: str, b: str) -> float:
 
 def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
     """Greedy maximal-marginal-relevance selection: relevance minus repetition of a source
-    or of an already chosen quote; near-duplicates are skipped. Ties go to the smaller id."""
+    or of an already chosen quote; near-duplicates are skipped. Ties go to the smaller id.
+
+    Diversity is across the sources that answer: a source's further quotes weigh less only
+    while some source that answers the question (:func:`answers`) has no finding yet. Once
+    none is left, a page's next-best quote is not put behind another page's that answers
+    nothing."""
     chosen: list[EvidenceItem] = []
     per_source: Counter[str] = Counter()
     remaining = list(items)
@@ -72,17 +77,9 @@ def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
         chosen.append(best)
         per_source[best["source_id"]] += 1
     while remaining and len(chosen) < limit:
-
-        def score(item: EvidenceItem) -> tuple[float, str]:
-            overlap = max((_similarity(item["quote"], c["quote"]) for c in chosen), default=0.0)
-            value = (
-                item["score"]
-                - _SAME_SOURCE_PENALTY * per_source[item["source_id"]]
-                - _SIMILARITY_PENALTY * overlap
-            )
-            return (-round(value, 9), item["evidence_id"])
-
-        best = min(remaining, key=score)
+        unheard = any(not per_source[e["source_id"]] and answers(e) for e in remaining)
+        penalty = _SAME_SOURCE_PENALTY if unheard else 0.0
+        best = min(remaining, key=lambda e: _marginal(e, chosen, per_source, penalty))
         remaining.remove(best)
         chosen.append(best)
         per_source[best["source_id"]] += 1
@@ -90,6 +87,17 @@ def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
             e for e in remaining if _similarity(e["quote"], best["quote"]) < _NEAR_DUPLICATE
         ]
     return chosen
+
+
+def _marginal(
+    item: EvidenceItem, chosen: list[EvidenceItem], per_source: Counter[str], penalty: float
+) -> tuple[float, str]:
+    """The sort key of ``item``'s marginal relevance (best first; ties to the smaller id): its
+    score less ``penalty`` for each finding of its source and a share of its overlap with the
+    closest chosen quote."""
+    overlap = max((_similarity(item["quote"], c["quote"]) for c in chosen), default=0.0)
+    value = item["score"] - penalty * per_source[item["source_id"]] - _SIMILARITY_PENALTY * overlap
+    return (-round(value, 9), item["evidence_id"])
 
 
 def _part_leaders(items: list[EvidenceItem]) -> list[EvidenceItem]:
