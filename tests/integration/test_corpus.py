@@ -266,7 +266,11 @@ def test_code_names_are_identifiers_capitals_and_options() -> None:
         "--turbo-start": 'keys : "opt2turbostart"',
     }
     assert code_names("Why do plants need sunlight, e.g. in 2020?") == {}
-    # A call names its function; a word before a spaced parenthesis is prose.
+    # A run of words in capitals is one name (SQL's keywords); a call names its function; a
+    # word before a spaced parenthesis is prose.
+    assert code_names("Can CREATE PROCEDURE run in SQL?") == {
+        "CREATE PROCEDURE": '"create procedure"'
+    }
     assert code_names("What does zip() return, and what is a round (of golf)?") == {"zip": '"zip"'}
 
 
@@ -279,6 +283,8 @@ async def test_unspelled_names_the_code_no_document_spells(root: Path, tmp_path:
     ]
     assert corpus.unspelled('Is MAGMA_RISE a MAGMA_FLOW* or NEAR("x') == ["MAGMA_FLOW", "NEAR"]
     assert corpus.unspelled("How do volcanoes erupt?") == []
+    # A run of words in capitals is spelled together: "BASALT LAVA" is, "LAVA ERUPT" is not.
+    assert corpus.unspelled("Is BASALT LAVA runny? Does LAVA ERUPT?") == ["LAVA ERUPT"]
     # A method's page often omits its class or module (pydoc writes "copytree(src, dst)").
     assert corpus.unspelled("What does biology.photosynthesis() make?") == []
 

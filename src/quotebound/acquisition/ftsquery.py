@@ -15,9 +15,13 @@ __all__ = ["code_names", "fts_query", "option_keys"]
 _WORD = re.compile(r"\w+")
 _OPTION = re.compile(r"(?<![\w-])(--?)([A-Za-z][\w-]*)")
 _IDENTIFIER = re.compile(r"\w+(?:\.\w+)+|\w*_\w+|\w*[a-z][A-Z]\w*|[A-Za-z]\w+(?=\()")
-_CODE = re.compile(rf"(?<![\w.-])(?:{_IDENTIFIER.pattern}|[A-Z][A-Z\d]{{3,}})(?!\w)")
+_CODE = re.compile(
+    rf"(?<![\w.-])(?:{_IDENTIFIER.pattern}"
+    r"|[A-Z][A-Z\d]{2,}(?:[ ]+[A-Z][A-Z\d]{2,})+|[A-Z][A-Z\d]{3,})(?!\w)"
+)
 """Code a text names: an identifier (a dot, an underscore, an inner capital, or a word written
-as a call: ``zip()``) or a word in capitals (``MEDIUMBLOB``)."""
+as a call: ``zip()``), a run of words in capitals (``CREATE PROCEDURE``, spelled together) or
+a word in capitals (``MEDIUMBLOB``)."""
 _LETTERS = re.compile(r"[A-Za-z]{2}")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _STOPWORDS = frozenset({
@@ -42,8 +46,9 @@ def _option_key(dashes: str, name: str) -> str:
 def code_names(text: str) -> dict[str, str]:
     """The code ``text`` names, as written, each with the FTS5 query of a passage that spells
     it: an identifier by its last part (``sort_by_value`` of ``dict.sort_by_value()``: pages
-    about a method often omit its class), a word in capitals (``MEDIUMBLOB``) and an option
-    (``--turbo-start``, by its option key). Numbers (``3.11``) name no code."""
+    about a method often omit its class), words in capitals (``MEDIUMBLOB``; a run of them,
+    such as ``CREATE PROCEDURE``, as one phrase) and an option (``--turbo-start``, by its option
+    key). Numbers (``3.11``) name no code."""
     names: dict[str, str] = {}
     for token in _CODE.findall(text):
         last = token.rpartition(".")[2]
