@@ -14,6 +14,9 @@ from quotebound.evidence.questions import QuestionType, answers_shape, fits, que
         ("Which PEP introduced assignment expressions?", QuestionType.PEP),
         ("When was the zoneinfo module added?", QuestionType.VERSION),
         ("In which version did dict keep insertion order?", QuestionType.VERSION),
+        ("What is the oldest SQLite version the module works with?", QuestionType.VERSION),
+        ("How old a server version can pg_dump still read?", QuestionType.VERSION),
+        ("What is the version number format?", QuestionType.GENERAL),
         ("What does str.removeprefix return?", QuestionType.RETURN),
         ("Who wrote the sqlite3 module?", QuestionType.PERSON),
         ("What is the default timeout?", QuestionType.DEFAULT),
@@ -62,13 +65,14 @@ def test_answer_shapes() -> None:
         ("How many connections does the pool keep?", "The pool keeps 8 connections.", True),
         ("How much memory does a sort use?", "A sort uses memory.", False),
         ("In which version did dict keep insertion order?", "Dicts keep their order.", False),
+        ("What is the oldest SQLite version it works with?", "It needs a recent SQLite.", False),
         ("Which PEP introduced the walrus?", "The walrus came with a PEP.", False),
         ("How large is the annual budget?", "The budget is large.", False),
         # "When did": an event answers too.
         ("When did the mine close?", "The mine shut down after the war broke out.", True),
         ("What does str.split return?", "It gives back words.", True),
         # A count counts what is asked: a number beside the counted word, or a few words from
-        # it, before or after. the counted word, or a few words from it, before or after.
+        # it, before or after.
         ("How many new apartments does the rezoning allow?", "It allows 350 new apartments.", True),
         ("How many tables can a join hold?", "Joins of more than 64 tables fail.", True),
         ("How many tables can a join hold?", "A join holds tables up to 64.", True),

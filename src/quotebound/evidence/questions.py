@@ -1,11 +1,11 @@
 """What a question asks for: its type and the shape of text that can answer it.
 
 "How many ..." wants a number (of what it counts: "how many cabins", a number beside "cabins"),
-"when did ..." or "which version ..." a date or version (a present-tense "when does ..." asks for
-a condition, and a leading "When I ..." is a clause), "which PEP ..." a PEP number, "what does X
-return" a return value, "who ..." a name, "what is the default ..." a default. Ranking prefers
-passages, and the extractive composer sentences, that have the expected shape; a question of no
-particular type expects nothing in particular.
+"when did ...", "which version ..." or "what is the oldest ... version" a date or version (a
+present-tense "when does ..." asks for a condition, and a leading "When I ..." is a clause),
+"which PEP ..." a PEP number, "what does X return" a return value, "who ..." a name, "what is the
+default ..." a default. Ranking prefers passages, and the extractive composer sentences, that
+have the expected shape; a question of no particular type expects nothing in particular.
 """
 
 from __future__ import annotations
@@ -43,6 +43,10 @@ _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
         True,
         re.compile(
             r"\b(?:which|what)\s+(?:\w+\s+)?(?:version|release|year|date)\b"
+            r"|\b(?:which|what)\s+(?:is|was|are|were)\s+the\s+(?:oldest|newest|latest|earliest"
+            r"|first|last|minimum|maximum|lowest|highest|current|required)\s+(?:[\w-]+\s+){0,2}"
+            r"(?:version|release)s?\b"
+            r"|\bhow\s+(?:old|new|recent)\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}(?:version|release)\b"
             r"|\bsince\s+when\b|\bin\s+which\s+(?:version|release|year)\b",
             re.I,
         ),
