@@ -88,13 +88,11 @@ _SPLIT = re.compile(
 """Where a question's parts meet: ``;`` or ``?``, "as well as", "and also" (the one group: what
 follows them is asked for too), "and" before a question word or auxiliary ("..., and how ...",
 "... and is ..."; not "X and Y"), a comma before a question word."""
+_WH = "|".join(w for w in _QUESTION_WORDS if w != "when")
+_AUXILIARY = "|".join(_AUXILIARIES)
 _ASKS = re.compile(
-    rf"(?:^|:\s*){_LEADING}"
-    r"(?:(?:what|which|who|whom|whose|why|how|where)\b|when\s+(?:"
-    + "|".join(_AUXILIARIES)
-    + r")\b|(?:"
-    + "|".join(_AUXILIARIES)
-    + r"|explain|describe|tell|name|list|give|show|compare|find|summari[sz]e)\b)",
+    rf"(?:^|:\s*){_LEADING}(?:(?:{_WH})\b|when\s+(?:{_AUXILIARY})\b"
+    rf"|(?:{_AUXILIARY}|explain|describe|tell|name|list|give|show|compare|find|summari[sz]e)\b)",
     re.IGNORECASE,
 )
 """A piece that asks something: it opens (or goes on after a colon) with a question word
@@ -171,6 +169,12 @@ def sub_questions(question: str) -> list[str]:
     "X and Y" inside one part stays whole. Joined pieces keep the question's own words between
     them.
     """
+    cached = len(question) <= _CACHED_CHARS
+    return list(_parts(question) if cached else _parts.__wrapped__(question))
+
+
+@lru_cache(maxsize=1024)
+def _parts(question: str) -> tuple[str, ...]:
     pieces: list[tuple[int, int, bool]] = []  # start, end, whether it asks
     start, added = 0, False
     for match in [*_SPLIT.finditer(question), None]:
@@ -206,7 +210,7 @@ def sub_questions(question: str) -> list[str]:
     if len(merged) > 1 and terms(merged[-1]) < 2:
         merged[-2][1] = merged.pop()[1]
     parts = [question[a:b].strip(" ,.") for a, b in merged]
-    return parts if len(parts) > 1 else [question]
+    return tuple(parts) if len(parts) > 1 else (question,)
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
