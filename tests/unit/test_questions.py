@@ -11,6 +11,11 @@ from quotebound.evidence.questions import QuestionType, answers_shape, fits, que
     ("question", "kind"),
     [
         ("How many connections does the pool keep?", QuestionType.COUNT),
+        ("By default, how much memory can a sort use?", QuestionType.COUNT),
+        ("By how much is 3.11 faster than 3.10?", QuestionType.COUNT),
+        # "How many" inside another question asks something else.
+        ("Is max_wal_size a hard cap on how big the WAL can get?", QuestionType.YES_NO),
+        ("How can I see how much time each import takes?", QuestionType.GENERAL),
         ("Which PEP introduced assignment expressions?", QuestionType.PEP),
         ("When was the zoneinfo module added?", QuestionType.VERSION),
         ("In which version did dict keep insertion order?", QuestionType.VERSION),

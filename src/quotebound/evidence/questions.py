@@ -37,7 +37,14 @@ class QuestionType(Enum):
 _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
     # (type, whether its answer must have the type's shape, how it is asked)
     (QuestionType.PEP, True, re.compile(r"\bwhich\s+peps?\b|\bwhat\s+peps?\b", re.I)),
-    (QuestionType.COUNT, True, re.compile(r"\bhow\s+(?:many|much|long|large|big|often)\b", re.I)),
+    (
+        QuestionType.COUNT,
+        True,
+        # What the question (or a clause of it) opens with: "how many ...", "By how much ...",
+        # "In 2020, how many ..."; not "Is X a cap on how big Y gets?" nor "How can I see how
+        # much time ...".
+        re.compile(r"(?:^|[,:;]\s*)(?:[\w-]+\s+)?how\s+(?:many|much|long|large|big|often)\b", re.I),
+    ),
     (
         QuestionType.VERSION,
         True,
