@@ -150,55 +150,58 @@ def test_extractive_findings_pass_quality_review() -> None:
     assert result.passed, result.feedback()
 
 
+WIDGET_QUESTION = "How does the widget cache expire entries?"
+WIDGET_CACHE = Page(
+    url="https://a.example/cache",
+    title="A",
+    text=(
+        "The widget cache expires entries after one hour of inactivity by default. "
+        "Entries in the widget cache expire when the cache is full and a new entry arrives. "
+        "Expired widget cache entries are removed lazily on the next lookup."
+    ),
+)
+
+
+def _widget_cache_evidence(sentences: int) -> list[EvidenceItem]:
+    """Evidence for the first ``sentences`` sentences of the widget cache page."""
+    return [
+        evidence_for(WIDGET_QUESTION, WIDGET_CACHE, s.strip() + ".")
+        for s in WIDGET_CACHE.text.split(".")[:sentences]
+    ]
+
+
 def test_extractive_prefers_a_second_source_over_repeating_one() -> None:
-    question = "How does the widget cache expire entries?"
-    a = Page(
-        url="https://a.example/cache",
-        title="A",
-        text=(
-            "The widget cache expires entries after one hour of inactivity by default. "
-            "Entries in the widget cache expire when the cache is full and a new entry arrives. "
-            "Expired widget cache entries are removed lazily on the next lookup."
-        ),
-    )
+    a = WIDGET_CACHE
     b = Page(
         url="https://b.example/cache",
         title="B",
         text="Widget cache items expire once their lease ends.",
     )
-    evidence = [evidence_for(question, a, s.strip() + ".") for s in a.text.split(".")[:3]]
-    evidence.append(evidence_for(question, b, b.text))
+    evidence = _widget_cache_evidence(3)
+    evidence.append(evidence_for(WIDGET_QUESTION, b, b.text))
     assert all(e["relevance"] >= RELEVANCE_THRESHOLD for e in evidence)
     second_best_a = sorted(e["relevance"] for e in evidence[:3])[-2]
     assert evidence[3]["relevance"] < second_best_a
-    chosen = compose_extractive(question, evidence, max_findings=2)["findings"]
+    chosen = compose_extractive(WIDGET_QUESTION, evidence, max_findings=2)["findings"]
     assert [f["url"] for f in chosen] == [a.url, b.url]
 
 
 def test_a_source_repeats_before_a_source_that_answers_nothing() -> None:
     # Diversity is across the sources that answer: page b shares the question's words without
     # answering it, so page a's second quote comes before it.
-    question = "How does the widget cache expire entries?"
-    a = Page(
-        url="https://a.example/cache",
-        title="A",
-        text=(
-            "The widget cache expires entries after one hour of inactivity by default. "
-            "Entries in the widget cache expire when the cache is full and a new entry arrives."
-        ),
-    )
+    a = WIDGET_CACHE
     b = Page(url="https://b.example/news", title="B", text="The widget team met in March.")
-    evidence = [evidence_for(question, a, s.strip() + ".") for s in a.text.split(".")[:2]]
-    unrelated = evidence_for(question, b, b.text)
+    evidence = _widget_cache_evidence(2)
+    unrelated = evidence_for(WIDGET_QUESTION, b, b.text)
     shares = (SUPPORT_THRESHOLD + RELEVANCE_THRESHOLD) / 2  # enough to be listed, not to answer
     unrelated.update(relevance=shares, parts=[shares], score=evidence[1]["score"] - 0.1)
     assert all(e["relevance"] >= RELEVANCE_THRESHOLD for e in evidence)
-    chosen = compose_extractive(question, [*evidence, unrelated], max_findings=2)["findings"]
-    assert [f["url"] for f in chosen] == [a.url, a.url]
+    findings = compose_extractive(WIDGET_QUESTION, [*evidence, unrelated], max_findings=2)
+    assert [f["url"] for f in findings["findings"]] == [a.url, a.url]
     # A second source that answers still comes before a repeat.
     unrelated.update(relevance=RELEVANCE_THRESHOLD, parts=[RELEVANCE_THRESHOLD])
-    chosen = compose_extractive(question, [*evidence, unrelated], max_findings=2)["findings"]
-    assert [f["url"] for f in chosen] == [a.url, b.url]
+    findings = compose_extractive(WIDGET_QUESTION, [*evidence, unrelated], max_findings=2)
+    assert [f["url"] for f in findings["findings"]] == [a.url, b.url]
 
 
 def test_extractive_without_relevant_evidence_is_empty() -> None:
