@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from quotebound.evidence import encoder
 from quotebound.evidence.candidates import extract_candidates
 from quotebound.evidence.ranking import by_meaning, rank_pages
 from quotebound.report.answering import answers
@@ -97,3 +98,28 @@ def test_a_nearly_relevant_quote_answers_only_inside_a_top_passage() -> None:
     assert answers(_item(0.4, 2), 0)
     assert not answers(_item(0.4, 3))
     assert not answers(_item(0.2, 0))
+
+
+LOANS = parse_page(
+    "<html><head><title>Library help</title></head><body><main><h1>Library help</h1>"
+    "<h2>Renewing a loan</h2><p>You can do this up to three times, online or at the desk, "
+    "as long as nobody else has reserved the item.</p>"
+    "<h2>Opening hours</h2><p>The reading rooms are open every weekday from nine in the "
+    "morning until eight in the evening.</p>"
+    "</main></body></html>",
+    content_type="text/html",
+)
+
+
+def test_a_quote_is_read_under_its_heading_when_that_is_closer() -> None:
+    """The quote says what it is about ("do this") only in its heading: its meaning is the
+    closer of its two readings, alone and under the heading it sits in."""
+    question = "How often may I extend the time I keep a borrowed book?"
+    candidates = extract_candidates(LOANS, source_id="s")
+    ranked = by_meaning(question, rank_pages(question, [(LOANS, "Library help", candidates)]))
+    renewing = next(r for r in ranked[0] if r.candidate.quote.startswith("You can do this"))
+    alone, headed = encoder.similarities(
+        [question], [renewing.candidate.quote, "Renewing a loan: " + renewing.candidate.quote]
+    )
+    assert headed > alone
+    assert renewing.meaning == headed

@@ -48,9 +48,9 @@ MIN_DEFINITION_WORDS = 8
 """A definition-list entry (term and definitions) shorter than the paragraph minimum is still a
 candidate from this many words: an API reference's one-line summaries live there."""
 _TERMS = frozenset({"dt"})
+"""A definition term starts a new window: it joins the definitions after it, never before."""
 MIN_ALONE_WORDS = 5
 """A short paragraph with no neighbour to join is still a candidate from this many words."""
-"""A definition term starts a new window: it joins the definitions after it, never before."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,9 @@ sub-question expects (a number for "how many", a version for "when" ...), how we
 headings alone match the question, whether it is prose (has a sentence's end), and whether it
 lies in a passage the search ranked high across the whole corpus (reciprocal rank fusion of
 the corpus's passage ranking with this one). The best quotes so far then gain a share for how
-close their meaning is to the question's (:mod:`~quotebound.evidence.encoder`), which sees a
-paraphrase that shares no term with the question; without the encoder, ranking is by terms alone.
+close their meaning is to the question's (:mod:`~quotebound.evidence.encoder`), read alone or
+under their heading, whichever is closer; the encoder sees a paraphrase that shares no term
+with the question. Without the encoder, ranking is by terms alone.
 Relevance, with the search's rank of the quote's passage, decides whether a quote may be
 composed (:func:`quotebound.report.answering.answers`); the score orders them.
 """
@@ -193,24 +194,40 @@ def rank_pages(
 def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
     """The pages' rankings (from :func:`rank_pages`) after the best quotes over all of them
     gain their share for closeness in meaning to the question, or to the closest of its parts
-    for a question in parts (unchanged without the encoder)."""
+    for a question in parts (unchanged without the encoder).
+
+    A quote is read alone and under the heading it sits in ("FTS5 NEAR Queries: If no N
+    parameter is supplied, it defaults to 10."), and the closer reading counts: a short
+    answer often says what it is about only in its heading."""
     questions = sub_questions(question)
     places = [(page, i) for page, rs in enumerate(ranked) for i in range(len(rs))]
     # Stable: ties go to the earlier page, then the earlier place in its ranking.
     top = sorted(places, key=lambda p: -ranked[p[0]][p[1]].score)[:_MEANING_TOP]
     if not top:
         return ranked  # nothing to compare: the encoder is not even loaded
-    close = encoder.similarities(questions, [ranked[page][i].candidate.quote for page, i in top])
+    quotes = [ranked[page][i].candidate.quote for page, i in top]
+    headed = [
+        _headed(ranked[page][i].context, quote)
+        for (page, i), quote in zip(top, quotes, strict=True)
+    ]
+    close = encoder.similarities(questions, [*quotes, *headed])
     if close is None:
         return ranked
     out = [list(rs) for rs in ranked]
-    for (page, i), similarity in zip(top, close, strict=True):
+    for n, (page, i) in enumerate(top):
+        similarity = max(close[n], close[len(top) + n])
         r = out[page][i]
         out[page][i] = dataclasses.replace(
             r, score=round(r.score + _MEANING_WEIGHT * similarity, 6), meaning=similarity
         )
     # Stable: document order (the order before) on ties.
     return [sorted(rs, key=lambda r: -r.score) for rs in out]
+
+
+def _headed(context: str, quote: str) -> str:
+    """``quote`` under the heading it sits right under (its page's title when it has none)."""
+    heading = context.rpartition(_SEPARATOR)[2]
+    return f"{heading}: {quote}" if heading else quote
 
 
 def _retrieved_ranks(
