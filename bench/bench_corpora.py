@@ -1,8 +1,8 @@
 """Golden sets over real corpora, run the way a user runs them: answered, refused, honesty, time.
 
 Each set (bench/golden_pydocs.json, golden_pg.json, golden_news.json, and the second sets
-golden_pydocs_b.json, golden_news_b.json and golden_sqlite.json, written later the same way
-and never used for tuning) is a directory of real pages searched as a local corpus (the corpus
+golden_pydocs_b.json, golden_news_b.json and golden_sqlite.json, and the third Python set
+golden_pydocs_c.json, written later the same way and never used for tuning) is a directory of real pages searched as a local corpus (the corpus
 provider, the extractive composer, no keys, the chat profile: what ``quotebound research "Q"
 --corpus DIR --base-url URL`` does). Counts:
 
@@ -16,7 +16,7 @@ provider, the extractive composer, no keys, the chat profile: what ``quotebound 
 Exits 1 when a set misses a threshold. A set whose corpus is absent is skipped with a message;
 the news pages are unpacked from the shared archive into the cache when needed.
 
-    python bench/bench_corpora.py [--only pydocs|pg|news|pydocs_b|news_b|sqlite] [--limit N]
+    python bench/bench_corpora.py [--only pydocs|pg|news|pydocs_b|news_b|sqlite|pydocs_c] [--limit N]
 """
 
 from __future__ import annotations
@@ -101,6 +101,12 @@ CORPORA = {
     ),
     "sqlite": lambda: Corpus(
         "sqlite", "golden_sqlite.json", Path("/usr/share/doc/sqlite3"), "https://sqlite.org/"
+    ),
+    "pydocs_c": lambda: Corpus(
+        "pydocs_c",
+        "golden_pydocs_c.json",
+        Path("/usr/share/doc/python3.11/html"),
+        "https://docs.python.org/3.11/",
     ),
 }
 
