@@ -2,9 +2,10 @@
 
 Each set (bench/golden_pydocs.json, golden_pg.json, golden_news.json, and the second sets
 golden_pydocs_b.json, golden_news_b.json and golden_sqlite.json, and the third Python set
-golden_pydocs_c.json, written later the same way and never used for tuning) is a directory of real pages searched as a local corpus (the corpus
-provider, the extractive composer, no keys, the chat profile: what ``quotebound research "Q"
---corpus DIR --base-url URL`` does). Counts:
+golden_pydocs_c.json, written later the same way and never used for tuning) is a directory
+of real pages searched as a local corpus (the corpus provider, the extractive composer, no
+keys, the chat profile: what ``quotebound research "Q" --corpus DIR --base-url URL`` does).
+Counts:
 
 - answered: for every expected part, a finding cites the expected page and its quote contains
   the gold words (whitespace folded);
@@ -16,7 +17,9 @@ provider, the extractive composer, no keys, the chat profile: what ``quotebound 
 Exits 1 when a set misses a threshold. A set whose corpus is absent is skipped with a message;
 the news pages are unpacked from the shared archive into the cache when needed.
 
-    python bench/bench_corpora.py [--only pydocs|pg|news|pydocs_b|news_b|sqlite|pydocs_c] [--limit N]
+    python bench/bench_corpora.py [--only NAME] [--limit N]
+
+NAME: pydocs, pg, news, pydocs_b, news_b, sqlite or pydocs_c (repeatable).
 """
 
 from __future__ import annotations
