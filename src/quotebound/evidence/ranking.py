@@ -53,7 +53,7 @@ _RETRIEVED_WEIGHT = 1.0
 _RETRIEVED_K = 3.0
 """Reciprocal rank fusion: a quote in the search's passage of rank r gains weight / (k + r)."""
 _MEANING_WEIGHT = 2.0
-_MEANING_TOP = 30
+_MEANING_TOP = 20
 """The best quotes (over all the pages ranked at once) whose meaning is compared with the
 question's; each gains weight x cosine similarity."""
 
