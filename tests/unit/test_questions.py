@@ -35,6 +35,7 @@ from quotebound.evidence.questions import QuestionType, answers_shape, fits, que
         ("What is the reason the mine closed?", QuestionType.REASON),
         ("Does a plain VACUUM give the space back to the OS?", QuestionType.YES_NO),
         ("Is char(n) faster than text?", QuestionType.YES_NO),
+        ("Might a long transaction hold back VACUUM?", QuestionType.YES_NO),
         ("Can I turn a table into a partitioned one?", QuestionType.YES_NO),
         # A yes/no question about what something returns is about the return value.
         ("Does str.split return a list?", QuestionType.RETURN),

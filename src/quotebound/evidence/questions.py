@@ -14,7 +14,7 @@ import re
 from enum import Enum
 from functools import lru_cache
 
-from quotebound.evidence.relevance import content_terms
+from quotebound.evidence.relevance import AUXILIARIES, content_terms
 
 __all__ = ["QuestionType", "answers_shape", "fits", "question_type"]
 
@@ -75,11 +75,7 @@ _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
     (
         QuestionType.YES_NO,
         False,
-        re.compile(
-            r"^\s*(?:is|are|was|were|can|could|does|do|did|will|would|should|shall|has|have|had"
-            r"|may|must|isn't|aren't|doesn't|don't|can't)\b",
-            re.I,
-        ),
+        re.compile(rf"^\s*(?:{'|'.join(AUXILIARIES)}|isn't|aren't|doesn't|don't|can't)\b", re.I),
     ),
 )
 """Question types, most specific first. A number, version, date or PEP is demanded of an

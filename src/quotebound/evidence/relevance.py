@@ -25,6 +25,7 @@ import snowballstemmer
 from quotebound.text.names import is_name, is_particle
 
 __all__ = [
+    "AUXILIARIES",
     "CONTEXT_THRESHOLD",
     "RELEVANCE_THRESHOLD",
     "SUPPORT_THRESHOLD",
@@ -72,11 +73,12 @@ _HOW_WORD = re.compile(r"\bhow\s+(?:many|much|long|often|far|big|large|old|soon)
 """"How many", "how often" ...: the asking, not the subject; the answer's shape stands for it."""
 
 _QUESTION_WORDS = ("what", "how", "why", "when", "where", "which", "who", "whom", "whose")
-_AUXILIARIES = (
+AUXILIARIES = (
     "is", "are", "was", "were", "can", "could", "does", "do", "did", "will", "would", "should",
     "shall", "has", "have", "had", "may", "might", "must",
 )  # fmt: skip
-_ASKING = "|".join(_QUESTION_WORDS + _AUXILIARIES)
+"""The verbs a question may open with ("Can I ...", "Is it ..."): it then asks yes or no."""
+_ASKING = "|".join(_QUESTION_WORDS + AUXILIARIES)
 _LEADING = r"(?:(?:in|on|at|for|from|by|under|to|with|of|during|after|before|since|until)\s+)?"
 """A preposition a question word may follow: "on what date", "since which version"."""
 _SPLIT = re.compile(
@@ -89,7 +91,7 @@ _SPLIT = re.compile(
 follows them is asked for too), "and" before a question word or auxiliary ("..., and how ...",
 "... and is ..."; not "X and Y"), a comma before a question word."""
 _WH = "|".join(w for w in _QUESTION_WORDS if w != "when")
-_AUXILIARY = "|".join(_AUXILIARIES)
+_AUXILIARY = "|".join(AUXILIARIES)
 _ASKS = re.compile(
     rf"(?:^|:\s*){_LEADING}(?:(?:{_WH})\b|when\s+(?:{_AUXILIARY})\b"
     rf"|(?:{_AUXILIARY}|explain|describe|tell|name|list|give|show|compare|find|summari[sz]e)\b)",
