@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from langgraph.store.memory import InMemoryStore
 
+import quotebound.graph.nodes.compose as compose_node
 import quotebound.graph.nodes.extract_evidence as extract_node
 import quotebound.graph.nodes.verify_evidence as verify_node
 from quotebound.acquisition.corpus import LocalCorpus
@@ -54,9 +55,9 @@ async def _run(tmp_path: Path, **explicit: Any) -> dict[str, Any]:
 def _wrap(
     monkeypatch: pytest.MonkeyPatch, name: str, before: Callable[[], None]
 ) -> list[threading.Thread]:
-    """Wrap ``name`` as the extract or verify node module sees it: call ``before`` first;
-    record the thread it runs on."""
-    node = verify_node if name == "verify_quote" else extract_node
+    """Wrap ``name`` as the extract, verify or compose node module sees it: call ``before``
+    first; record the thread it runs on."""
+    node = {"verify_quote": verify_node, "compose_extractive": compose_node}.get(name, extract_node)
     real = getattr(node, name)
     threads: list[threading.Thread] = []
 
@@ -93,15 +94,16 @@ async def test_the_same_run_within_its_budget_answers(
     assert out["audit"]["stop_reason"] != "timeout"
 
 
-async def test_extraction_ranking_and_verification_run_off_the_event_loop(
+async def test_extraction_ranking_verification_and_composition_run_off_the_event_loop(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     loop_thread = threading.current_thread()
     cut = _wrap(monkeypatch, "extract_candidates", lambda: None)
     ranked = _wrap(monkeypatch, "rank_pages", lambda: None)
     verified = _wrap(monkeypatch, "verify_quote", lambda: None)
+    composed = _wrap(monkeypatch, "compose_extractive", lambda: None)
     out = await _run(tmp_path)
     assert out["status"] == "answered"
-    for threads in (cut, ranked, verified):
+    for threads in (cut, ranked, verified, composed):
         assert threads
         assert loop_thread not in threads

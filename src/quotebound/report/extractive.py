@@ -55,8 +55,8 @@ def compose_extractive(
     )
 
 
-def _similarity(a: str, b: str) -> float:
-    ta, tb = set(content_terms(a)), set(content_terms(b))
+def _similarity(ta: frozenset[str], tb: frozenset[str]) -> float:
+    """Jaccard similarity of two quotes' content terms."""
     return len(ta & tb) / len(ta | tb) if ta and tb else 0.0
 
 
@@ -71,6 +71,8 @@ def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
     chosen: list[EvidenceItem] = []
     per_source: Counter[str] = Counter()
     remaining = list(items)
+    # Each quote's terms once: the loop compares every remaining quote with every chosen one.
+    terms = {e["evidence_id"]: frozenset(content_terms(e["quote"])) for e in items}
     for best in _part_leaders(items)[:limit]:
         # A question in parts: the best quote for each part first, so no part is crowded out.
         remaining.remove(best)
@@ -79,23 +81,29 @@ def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
     while remaining and len(chosen) < limit:
         unheard = any(not per_source[e["source_id"]] and answers(e) for e in remaining)
         penalty = _SAME_SOURCE_PENALTY if unheard else 0.0
-        best = min(remaining, key=lambda e: _marginal(e, chosen, per_source, penalty))
+        best = min(remaining, key=lambda e: _marginal(e, chosen, per_source, penalty, terms))
         remaining.remove(best)
         chosen.append(best)
         per_source[best["source_id"]] += 1
+        picked = terms[best["evidence_id"]]
         remaining = [
-            e for e in remaining if _similarity(e["quote"], best["quote"]) < _NEAR_DUPLICATE
+            e for e in remaining if _similarity(terms[e["evidence_id"]], picked) < _NEAR_DUPLICATE
         ]
     return chosen
 
 
 def _marginal(
-    item: EvidenceItem, chosen: list[EvidenceItem], per_source: Counter[str], penalty: float
+    item: EvidenceItem,
+    chosen: list[EvidenceItem],
+    per_source: Counter[str],
+    penalty: float,
+    terms: dict[str, frozenset[str]],
 ) -> tuple[float, str]:
     """The sort key of ``item``'s marginal relevance (best first; ties to the smaller id): its
     score less ``penalty`` for each finding of its source and a share of its overlap with the
-    closest chosen quote."""
-    overlap = max((_similarity(item["quote"], c["quote"]) for c in chosen), default=0.0)
+    closest chosen quote (``terms``: each quote's content terms, by evidence id)."""
+    own = terms[item["evidence_id"]]
+    overlap = max((_similarity(own, terms[c["evidence_id"]]) for c in chosen), default=0.0)
     value = item["score"] - penalty * per_source[item["source_id"]] - _SIMILARITY_PENALTY * overlap
     return (-round(value, 9), item["evidence_id"])
 

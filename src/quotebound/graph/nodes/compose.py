@@ -6,6 +6,7 @@ fails, the extractive composer answers from the same evidence.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -16,7 +17,7 @@ from quotebound.graph.assessment import relevant_evidence
 from quotebound.graph.deps import Deps
 from quotebound.graph.events import emit
 from quotebound.graph.state import ResearchState, merged
-from quotebound.records import Composition
+from quotebound.records import Composition, EvidenceItem
 from quotebound.report.audit import next_record
 from quotebound.report.extractive import compose_extractive
 from quotebound.report.selector import ComposeError, compose_llm
@@ -45,9 +46,9 @@ async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps
             )
         except ComposeError as exc:
             warnings.append(f"LLM composer failed ({exc}); composed extractively")
-            composition = compose_extractive(state["question"], evidence, max_findings=max_findings)
+            composition = await _extractive(state["question"], evidence, max_findings)
     else:
-        composition = compose_extractive(state["question"], evidence, max_findings=max_findings)
+        composition = await _extractive(state["question"], evidence, max_findings)
     records = next_record(
         state,
         "compose",
@@ -63,3 +64,13 @@ async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps
         f"{len(composition['findings'])} findings ({composition['mode']})",
     )
     return update
+
+
+async def _extractive(
+    question: str, evidence: list[EvidenceItem], max_findings: int
+) -> Composition:
+    """The extractive composition, in a worker thread: choosing among a round's quotes compares
+    each with every one chosen, CPU work the event loop other runs share must not wait on."""
+    return await asyncio.to_thread(
+        compose_extractive, question, evidence, max_findings=max_findings
+    )
