@@ -1,10 +1,11 @@
 """Golden sets over real corpora, run the way a user runs them: answered, refused, honesty, time.
 
 Each set (bench/golden_pydocs.json, golden_pg.json, golden_news.json, and the second sets
-golden_pydocs_b.json, golden_news_b.json and golden_sqlite.json, and the third Python set
-golden_pydocs_c.json, written later the same way and never used for tuning) is a directory
-of real pages searched as a local corpus (the corpus provider, the extractive composer, no
-keys, the chat profile: what ``quotebound research "Q" --corpus DIR --base-url URL`` does).
+golden_pydocs_b.json, golden_news_b.json and golden_sqlite.json, and the later held-out sets
+golden_pydocs_c.json, golden_pydocs_d.json and golden_news_c.json, written the same way and
+never used for tuning) is a directory of real pages searched as a local corpus (the corpus
+provider, the extractive composer, no keys, the chat profile: what
+``quotebound research "Q" --corpus DIR --base-url URL`` does).
 Counts:
 
 - answered: for every expected part, a finding cites the expected page and its quote contains
@@ -19,7 +20,7 @@ the news pages are unpacked from the shared archive into the cache when needed.
 
     python bench/bench_corpora.py [--only NAME] [--limit N]
 
-NAME: pydocs, pg, news, pydocs_b, news_b, sqlite or pydocs_c (repeatable).
+NAME: pydocs, pg, news, pydocs_b, news_b, sqlite, pydocs_c, pydocs_d or news_c (repeatable).
 """
 
 from __future__ import annotations
@@ -110,6 +111,15 @@ CORPORA = {
         "golden_pydocs_c.json",
         Path("/usr/share/doc/python3.11/html"),
         "https://docs.python.org/3.11/",
+    ),
+    "pydocs_d": lambda: Corpus(
+        "pydocs_d",
+        "golden_pydocs_d.json",
+        Path("/usr/share/doc/python3.11/html"),
+        "https://docs.python.org/3.11/",
+    ),
+    "news_c": lambda: Corpus(
+        "news_c", "golden_news_c.json", _news_root(), "https://pages.example.org/"
     ),
 }
 
