@@ -74,6 +74,14 @@ def test_answer_shapes() -> None:
         ("What is the oldest SQLite version it works with?", "It needs a recent SQLite.", False),
         ("Which PEP introduced the walrus?", "The walrus came with a PEP.", False),
         ("How large is the annual budget?", "The budget is large.", False),
+        # A measure may be given by comparison.
+        (
+            "How big should a table be before partitioning it pays off?",
+            "The size of the table should exceed the physical memory of the server.",
+            True,
+        ),
+        ("How long is the lock held?", "The lock is held until the transaction ends.", True),
+        ("How long is the lock held?", "The lock is held for a long time.", False),
         # "When did": an event answers too.
         ("When did the mine close?", "The mine shut down after the war broke out.", True),
         ("What does str.split return?", "It gives back words.", True),

@@ -127,6 +127,13 @@ _SHAPES: dict[QuestionType, re.Pattern[str]] = {
 }
 
 
+_MEASURED = re.compile(r"\bhow\s+(?:long|large|big)\b", re.I)
+"""A measure, which a comparison gives as well as a figure: "how big should a table be"."""
+_COMPARED = re.compile(
+    r"\bthan\b|\bexceeds?\b|\bat\s+(?:least|most)\b|\bup\s+to\b|\buntil\b|\bas\s+\w+\s+as\b", re.I
+)
+"""A measure given by comparison: "larger than", "should exceed the physical memory", "until
+the transaction ends"."""
 _HOW_MANY = re.compile(r"\bhow\s+many\s+((?:[\w'-]+\s+){0,4})", re.I)
 _NOT_COUNTED = frozenset({
     "of", "in", "on", "at", "for", "to", "from", "with", "by", "does", "do", "did", "is", "are",
@@ -207,13 +214,15 @@ def answers_shape(question: str, text: str) -> bool:
     """Whether ``text`` can answer ``question`` by shape: it must fit when the question demands
     a number, version, date or PEP ("how many", "which version", "which PEP"); any text can
     otherwise. A count must be of what is counted: "how many cabins" wants a number a few words
-    from "cabins", and a number the question gives is no answer to it."""
+    from "cabins", and a number the question gives is no answer to it. A measure ("how long",
+    "how big") may be given by comparison instead: "until the transaction ends"."""
     kind, demanded = _classified(question)
     if not demanded:
         return True
     counted = _counted(question) if kind is QuestionType.COUNT else frozenset()
     if not counted:
-        return fits(kind, text)
+        measured = kind is QuestionType.COUNT and _MEASURED.search(question) is not None
+        return fits(kind, text) or (measured and _COMPARED.search(text) is not None)
     return _counts(counted, set(_WORD.findall(question)), text)
 
 
