@@ -82,6 +82,7 @@ def test_answer_shapes() -> None:
         ),
         ("How long is the lock held?", "The lock is held until the transaction ends.", True),
         ("How long is the lock held?", "The lock is held for a long time.", False),
+        ("How large is the budget?", "It funds teams as well as maintainers.", False),
         # "When did": an event answers too.
         ("When did the mine close?", "The mine shut down after the war broke out.", True),
         ("What does str.split return?", "It gives back words.", True),

@@ -130,10 +130,12 @@ _SHAPES: dict[QuestionType, re.Pattern[str]] = {
 _MEASURED = re.compile(r"\bhow\s+(?:long|large|big)\b", re.I)
 """A measure, which a comparison gives as well as a figure: "how big should a table be"."""
 _COMPARED = re.compile(
-    r"\bthan\b|\bexceeds?\b|\bat\s+(?:least|most)\b|\bup\s+to\b|\buntil\b|\bas\s+\w+\s+as\b", re.I
+    r"\bthan\b|\bexceeds?\b|\bat\s+(?:least|most)\b|\bup\s+to\b|\buntil\b"
+    r"|\bas\s+(?:long|large|big|much|many|high|small|little|few|far)\s+as\b",
+    re.I,
 )
 """A measure given by comparison: "larger than", "should exceed the physical memory", "until
-the transaction ends"."""
+the transaction ends", "as long as the session lasts" (not "as well as")."""
 _HOW_MANY = re.compile(r"\bhow\s+many\s+((?:[\w'-]+\s+){0,4})", re.I)
 _NOT_COUNTED = frozenset({
     "of", "in", "on", "at", "for", "to", "from", "with", "by", "does", "do", "did", "is", "are",
