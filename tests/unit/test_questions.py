@@ -75,11 +75,7 @@ def test_answer_shapes() -> None:
         ("Which PEP introduced the walrus?", "The walrus came with a PEP.", False),
         ("How large is the annual budget?", "The budget is large.", False),
         # A measure may be given by comparison.
-        (
-            "How big should a table be before partitioning it pays off?",
-            "The size of the table should exceed the physical memory of the server.",
-            True,
-        ),
+        ("How big should a table be?", "It should exceed the physical memory.", True),
         ("How long is the lock held?", "The lock is held until the transaction ends.", True),
         ("How long is the lock held?", "The lock is held for a long time.", False),
         ("How large is the budget?", "It funds teams as well as maintainers.", False),
