@@ -25,7 +25,12 @@ from quotebound.evidence.relevance import CONTEXT_THRESHOLD, RELEVANCE_THRESHOLD
 from quotebound.model.chat import parse_json_loosely
 from quotebound.model.prompts import QUOTES_BEGIN, QUOTES_END
 from quotebound.records import Composition, EvidenceItem
-from quotebound.report.answering import CLOSE_MEANING, FAR_MEANING, RELATED_MEANING
+from quotebound.report.answering import (
+    ADDRESSED_MEANING,
+    CLOSE_MEANING,
+    FAR_MEANING,
+    RELATED_MEANING,
+)
 from quotebound.report.extractive import compose_extractive
 from quotebound.report.quality import ReviewResult, review_composition
 from quotebound.report.selector import (
@@ -263,6 +268,21 @@ def test_a_quote_far_in_meaning_never_answers_whatever_words_it_shares() -> None
     assert compose_extractive(LEASE_QUESTION, [_scored(quote, 0.9, None)])["findings"]
     far = _scored(quote, 0.9, FAR_MEANING - 0.05)
     assert compose_extractive(LEASE_QUESTION, [far]) == compose_extractive(LEASE_QUESTION, [])
+
+
+def test_a_question_no_answering_quote_addresses_is_not_answered() -> None:
+    # A quote that shares the question's words, not close enough in meaning to be about it.
+    words = "The widget store was first released in 2019 by the platform team."
+    off = _scored(words, 0.9, ADDRESSED_MEANING - 0.05)
+    assert compose_extractive(LEASE_QUESTION, [off]) == compose_extractive(LEASE_QUESTION, [])
+    # The encoder cannot read code: a question that names some is left to the quotes' words.
+    named = "When was the widget_store first released?"
+    assert compose_extractive(named, [off])["findings"][0]["quote"] == words
+    # Beside a quote that answers and is about the subject, the same quote is composed too.
+    quote = "Items stay in the widget store until their lease of one hour runs out."
+    on = _scored(quote, 0.9, ADDRESSED_MEANING + 0.05)
+    findings = compose_extractive(LEASE_QUESTION, [off, on])["findings"]
+    assert {f["quote"] for f in findings} == {words, quote}
 
 
 def test_a_quote_related_in_meaning_is_composed_beside_an_answer() -> None:

@@ -33,6 +33,7 @@ __all__ = [
     "TermStats",
     "content_terms",
     "key_terms",
+    "names_identifiers",
     "passage_relevance",
     "question_terms",
     "relevance",
@@ -334,6 +335,11 @@ def _identifiers(part: str) -> tuple[str, ...]:
             if "_" in last or re.search(r"[a-z][A-Z]", last) or ("." in token and last.istitle()):
                 names.append(last)
     return tuple(names)
+
+
+def names_identifiers(question: str) -> bool:
+    """Whether ``question`` names an identifier or option (see :func:`spells_identifiers`)."""
+    return bool(_identifiers(question))
 
 
 def spells_identifiers(question: str, text: str) -> bool:

@@ -46,7 +46,7 @@ _MAX_QUOTE_CHARS = 300
 
 def relevant_evidence(state: ResearchState) -> list[EvidenceItem]:
     """Verified evidence that meets the relevance threshold: all that may be composed."""
-    return composable_evidence(state.get("evidence") or [])
+    return composable_evidence(state["question"], state.get("evidence") or [])
 
 
 @dataclass(frozen=True)

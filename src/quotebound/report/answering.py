@@ -1,7 +1,8 @@
 """The answering rule: which verified quotes answer a question, and which may be composed.
 
-A quote answers on two signals that agree (:func:`answers`); once one does, the quotes that
-support it may be composed beside it (:func:`composable_evidence`). Both composers
+A quote answers on two signals that agree (:func:`answers`); once one does, and one that does
+is close enough in meaning to be about the question's subject, the quotes that support it may
+be composed beside it (:func:`composable_evidence`). Both composers
 (:mod:`~quotebound.report.extractive`, :mod:`~quotebound.report.selector`) and the loop's
 assessment use this one rule.
 """
@@ -14,10 +15,18 @@ from quotebound.evidence.relevance import (
     CONTEXT_THRESHOLD,
     RELEVANCE_THRESHOLD,
     SUPPORT_THRESHOLD,
+    names_identifiers,
 )
 from quotebound.records import EvidenceItem
 
-__all__ = ["CLOSE_MEANING", "FAR_MEANING", "RELATED_MEANING", "answers", "composable_evidence"]
+__all__ = [
+    "ADDRESSED_MEANING",
+    "CLOSE_MEANING",
+    "FAR_MEANING",
+    "RELATED_MEANING",
+    "answers",
+    "composable_evidence",
+]
 
 _RETRIEVED_TOP = 3
 """How many of the search's best passages count as "best" for that."""
@@ -32,6 +41,12 @@ FAR_MEANING = 0.2
 """A quote less close in meaning than this never answers."""
 RELATED_MEANING = 0.5
 """Once a question is answered, a quote at least this close in meaning may be composed."""
+ADDRESSED_MEANING = 0.35
+"""A question that names no identifier is answered only if a quote that answers it is at least
+this close in meaning (or its meaning was not compared): when every answering quote is further,
+the documents share the question's words but not its subject ("the highest number of captures"
+for "the highest mountain"). The encoder cannot read code, so a question that names some
+(``-O``, ``max_workers``) is left to the quotes that spell it."""
 
 
 def answers(item: EvidenceItem, part: int | None = None) -> bool:
@@ -59,20 +74,27 @@ def answers(item: EvidenceItem, part: int | None = None) -> bool:
     )
 
 
-def composable_evidence(evidence: Sequence[EvidenceItem]) -> list[EvidenceItem]:
+def composable_evidence(question: str, evidence: Sequence[EvidenceItem]) -> list[EvidenceItem]:
     """Verified (PASS) evidence that may be composed, best first, one per id: none unless some
-    answers the question (:func:`answers`); then all that reach the support threshold, those
-    of an answering page that reach the context threshold, and those whose meaning is related
-    to the question's (a paraphrase of it shares few of its words)."""
+    answers ``question`` (:func:`answers`) and one that does addresses its subject
+    (``ADDRESSED_MEANING``); then all that reach the support threshold, those of an answering
+    page that reach the context threshold, and those whose meaning is related to the
+    question's (a paraphrase of it shares few of its words)."""
     passed = [e for e in evidence if e["verification"]["status"] == "PASS"]
-    answering = {e["source_id"] for e in passed if answers(e)}
-    if not answering:
+    answering = [e for e in passed if answers(e)]
+    if not answering or not (names_identifiers(question) or any(_addresses(e) for e in answering)):
         return []
+    sources = {e["source_id"] for e in answering}
     seen: dict[str, EvidenceItem] = {}
     for item in passed:
-        bar = CONTEXT_THRESHOLD if item["source_id"] in answering else SUPPORT_THRESHOLD
+        bar = CONTEXT_THRESHOLD if item["source_id"] in sources else SUPPORT_THRESHOLD
         meaning = item.get("meaning")
         related = meaning is not None and meaning >= RELATED_MEANING
         if (item["relevance"] >= bar or related) and item["evidence_id"] not in seen:
             seen[item["evidence_id"]] = item
     return sorted(seen.values(), key=lambda e: (-e["score"], e["evidence_id"]))
+
+
+def _addresses(item: EvidenceItem) -> bool:
+    meaning = item.get("meaning")
+    return meaning is None or meaning >= ADDRESSED_MEANING

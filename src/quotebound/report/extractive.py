@@ -44,7 +44,7 @@ def compose_extractive(
     question: str, evidence: Sequence[EvidenceItem], *, max_findings: int = 8
 ) -> Composition:
     """Findings from the most relevant verified quotes, diverse across sources; no LLM."""
-    usable = composable_evidence(evidence)
+    usable = composable_evidence(question, evidence)
     chosen = _diverse(usable, max_findings)
     findings = [finding_for(_claim(question, item), item["quote"], item) for item in chosen]
     return Composition(

@@ -75,6 +75,7 @@ def _prompt(
     feedback: Sequence[str],
 ) -> tuple[list[BaseMessage], list[EvidenceItem]]:
     """The messages and the evidence behind quote numbers 1..n."""
+    usable = composable_evidence(question, evidence)
     if len(question) > _MAX_QUESTION_CHARS:
         question = question[:_MAX_QUESTION_CHARS] + "…"
     notes = ""
@@ -83,7 +84,7 @@ def _prompt(
         notes = "\n" + COMPOSE_FEEDBACK.format(problems="\n".join(lines))
     fixed = len(COMPOSE_SYSTEM) + len(notes)
     fixed += len(_user_text(question, max_findings, ""))
-    lines, shown = _quote_lines(evidence, budget=MAX_PROMPT_CHARS - fixed)
+    lines, shown = _quote_lines(usable, budget=MAX_PROMPT_CHARS - fixed)
     messages: list[BaseMessage] = [
         SystemMessage(COMPOSE_SYSTEM),
         HumanMessage(_user_text(question, max_findings, "\n".join(lines)) + notes),
@@ -102,14 +103,15 @@ def _user_text(question: str, max_findings: int, quotes: str) -> str:
 
 
 def _quote_lines(
-    evidence: Sequence[EvidenceItem], *, budget: int
+    usable: Sequence[EvidenceItem], *, budget: int
 ) -> tuple[list[str], list[EvidenceItem]]:
-    """Numbered quote lines within ``budget`` characters: best first, a few per source."""
+    """Numbered quote lines of the composable evidence ``usable`` (best first) within
+    ``budget`` characters, a few per source."""
     lines: list[str] = []
     shown: list[EvidenceItem] = []
     labels: dict[str, str] = {}
     per_source: Counter[str] = Counter()
-    for item in composable_evidence(evidence):
+    for item in usable:
         quote = item["quote"]
         if (
             len(shown) >= _MAX_QUOTES
@@ -150,7 +152,7 @@ async def compose_llm(
     repairable JSON of the expected shape, or when none of its claims cites a quote it was shown.
     """
     messages, shown = _prompt(question, evidence, max_findings=max_findings, feedback=feedback)
-    usable = {e["evidence_id"]: e for e in composable_evidence(evidence)}
+    usable = {e["evidence_id"]: e for e in composable_evidence(question, evidence)}
     try:
         data = await ask_json(model, messages, timeout_s=timeout_s)
     except ModelError as exc:
