@@ -17,6 +17,12 @@ from quotebound.evidence.questions import QuestionType, answers_shape, fits, que
         ("Is max_wal_size a hard cap on how big the WAL can get?", QuestionType.YES_NO),
         ("How can I see how much time each import takes?", QuestionType.GENERAL),
         ("Which PEP introduced assignment expressions?", QuestionType.PEP),
+        ("How much does a yearly subscription cost?", QuestionType.PRICE),
+        ("In 2023, how much money did the city spend on parks?", QuestionType.PRICE),
+        ("What salary does the mayor earn?", QuestionType.PRICE),
+        ("What is the entry fee?", QuestionType.PRICE),
+        # An amount of something else is a count.
+        ("How much time does the collector spend in each pass?", QuestionType.COUNT),
         ("When was the zoneinfo module added?", QuestionType.VERSION),
         ("In which version did dict keep insertion order?", QuestionType.VERSION),
         ("What is the oldest SQLite version the module works with?", QuestionType.VERSION),
@@ -46,6 +52,8 @@ def test_question_types(question: str, kind: QuestionType) -> None:
 
 
 def test_answer_shapes() -> None:
+    assert fits(QuestionType.PRICE, "Tickets cost £12.")
+    assert not fits(QuestionType.PRICE, "Tickets cost 12.")
     assert fits(QuestionType.COUNT, "It holds at most twelve connections.")
     assert not fits(QuestionType.COUNT, "It holds some connections.")
     assert fits(QuestionType.PEP, "See PEP 572 for the rationale.")
@@ -74,6 +82,12 @@ def test_answer_shapes() -> None:
         ("What is the oldest SQLite version it works with?", "It needs a recent SQLite.", False),
         ("Which PEP introduced the walrus?", "The walrus came with a PEP.", False),
         ("How large is the annual budget?", "The budget is large.", False),
+        # A price is an amount of money: a sum with its currency, or nothing to pay.
+        ("How much does a yearly subscription cost?", "It costs $79.99 a year.", True),
+        ("How much does a yearly subscription cost?", "It costs 80 euros a year.", True),
+        ("How much does the pass cost?", "The pass is free for all players.", True),
+        ("What salary does the mayor earn?", "The mayor earns a salary set by the council.", False),
+        ("What salary does the mayor earn?", "The mayor has served for 8 years.", False),
         # A measure may be given by comparison.
         ("How big should a table be?", "It should exceed the physical memory.", True),
         ("How long is the lock held?", "The lock is held until the transaction ends.", True),

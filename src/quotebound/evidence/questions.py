@@ -1,8 +1,9 @@
 """What a question asks for: its type and the shape of text that can answer it.
 
 "How many ..." wants a number (of what it counts: "how many cabins", a number beside "cabins"),
-"when did ...", "which version ..." or "what is the oldest ... version" a date or version (a
-present-tense "when does ..." asks for a condition, and a leading "When I ..." is a clause),
+"how much does it cost" or "what salary" an amount of money, "when did ...", "which version
+..." or "what is the oldest ... version" a date or version (a present-tense "when does ..."
+asks for a condition, and a leading "When I ..." is a clause),
 "which PEP ..." a PEP number, "what does X return" a return value, "who ..." a name, "what is the
 default ..." a default. Ranking prefers passages, and the extractive composer sentences, that
 have the expected shape; a question of no particular type expects nothing in particular.
@@ -22,6 +23,7 @@ __all__ = ["QuestionType", "answers_shape", "fits", "question_type"]
 class QuestionType(Enum):
     """A question's type, by the answer it expects."""
 
+    PRICE = "price"
     COUNT = "count"
     VERSION = "version"
     PEP = "pep"
@@ -34,9 +36,24 @@ class QuestionType(Enum):
     GENERAL = "general"
 
 
+_AUXILIARY = "|".join(AUXILIARIES)
+"""A verb a question may open with, as a pattern."""
 _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
     # (type, whether its answer must have the type's shape, how it is asked)
     (QuestionType.PEP, True, re.compile(r"\bwhich\s+peps?\b|\bwhat\s+peps?\b", re.I)),
+    (
+        QuestionType.PRICE,
+        True,
+        # "How much does it cost ...", "how much money did they spend ...", "what salary ...";
+        # not "how much time does it spend ...".
+        re.compile(
+            rf"(?:^|[,:;]\s*)(?:[\w-]+\s+)?how\s+much\s+(?:money\s+)?(?:{_AUXILIARY})\b"
+            r"(?=[^?]*\b(?:costs?|pay|paid|earn(?:s|ed)?|spen[dt]|spends|charge[sd]?|worth)\b)"
+            r"|\b(?:what|which)\s+(?:(?:is|was|are|were)\s+the\s+)?(?:[\w-]+\s+)?"
+            r"(?:salar(?:y|ies)|prices?|fees?|wages?)\b",
+            re.I,
+        ),
+    ),
     (
         QuestionType.COUNT,
         True,
@@ -75,12 +92,13 @@ _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
     (
         QuestionType.YES_NO,
         False,
-        re.compile(rf"^\s*(?:{'|'.join(AUXILIARIES)}|isn't|aren't|doesn't|don't|can't)\b", re.I),
+        re.compile(rf"^\s*(?:{_AUXILIARY}|isn't|aren't|doesn't|don't|can't)\b", re.I),
     ),
 )
-"""Question types, most specific first. A number, version, date or PEP is demanded of an
-answer to "how many", "which version" or "which PEP"; "when did" is answered by an event as
-often as by a date ("after the war broke out"), so a date is preferred there, never demanded."""
+"""Question types, most specific first. An amount of money, a number, version, date or PEP is
+demanded of an answer to "how much does it cost", "how many", "which version" or "which PEP";
+"when did" is answered by an event as often as by a date ("after the war broke out"), so a date
+is preferred there, never demanded."""
 
 _CARDINALS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
@@ -92,6 +110,12 @@ _NUMBER_WORDS = (
 )
 """Numbers in words, and the frequencies and durations that answer "how often" or "how long"."""
 _SHAPES: dict[QuestionType, re.Pattern[str]] = {
+    # An amount of money: a sum with its currency's sign or name, or nothing to pay.
+    QuestionType.PRICE: re.compile(
+        r"[$€£¥]\s?\d|\b\d[\d.,]*\s*(?:dollars?|euros?|pounds?|yen|cents?)\b"
+        r"|\b(?:dollars?|euros?|pounds?|USD|EUR|GBP)\b|\bfree\b",
+        re.I,
+    ),
     # A count or amount: a number that is not just a year, or a number in words.
     QuestionType.COUNT: re.compile(
         rf"(?<![\d.,])(?!(?:1[89]|20)\d\d(?![\d.,]))\d|\b(?:{_NUMBER_WORDS})\b", re.I
