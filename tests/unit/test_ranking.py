@@ -1,4 +1,4 @@
-"""Evidence ranking: the search's passage ranking fused with the ranking of quotes."""
+"""Evidence ranking: the search's passage and page rankings fused with the ranking of quotes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from quotebound.evidence import encoder
 from quotebound.evidence.candidates import extract_candidates
-from quotebound.evidence.ranking import by_meaning, rank_pages
+from quotebound.evidence.ranking import by_meaning, by_page_rank, rank_pages
 from quotebound.report.answering import answers
 from quotebound.text.parsing import parse_page
 from quotebound.text.passages import passage_head, passages
@@ -35,6 +35,19 @@ def test_a_quote_in_the_searchs_best_passage_gains_rank(monkeypatch: pytest.Monk
     assert _ranked(None)[0] == reading.text  # shares more words with the question
     found = {passage_head(destination.text): 0, passage_head(reading.text): 7}
     assert _ranked(found)[0] == destination.text
+
+
+def test_a_quote_on_the_searchs_first_page_gains_rank(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUOTEBOUND_MEANING", "off")
+    # The same page found twice: as the search's second result and as its first.
+    pages = [(PAGE, "Archive tool", extract_candidates(PAGE, source_id=s)) for s in "ab"]
+    alike = rank_pages(QUESTION, pages)
+    assert [r.score for r in alike[0]] == [r.score for r in alike[1]]
+    second, first = by_page_rank(alike, [1, 0])
+    assert [r.candidate.quote for r in first] == [r.candidate.quote for r in second]
+    assert all(f.score > s.score for f, s in zip(first, second, strict=True))
+    # A page no search ranked (a page of the user's own) gains nothing.
+    assert by_page_rank(alike, [None, None]) == alike
 
 
 LAPTOP = parse_page(

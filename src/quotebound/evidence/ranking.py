@@ -9,7 +9,8 @@ lies in a passage the search ranked high across the whole corpus (reciprocal ran
 the corpus's passage ranking with this one). The best quotes so far then gain a share for how
 close their meaning is to the question's (:mod:`~quotebound.evidence.encoder`), read alone or
 under their heading, whichever is closer; the encoder sees a paraphrase that shares no term
-with the question. Without the encoder, ranking is by terms alone.
+with the question. Without the encoder, ranking is by terms alone. Last, every quote gains a
+share for its page's rank among the search's results (the same fusion).
 Relevance, with the search's rank of the quote's passage, decides whether a quote may be
 composed (:func:`quotebound.report.answering.answers`); the score orders them.
 """
@@ -40,7 +41,7 @@ from quotebound.evidence.relevance import (
 from quotebound.text.page import Page
 from quotebound.text.passages import HeadingIndex, passage_head, passages
 
-__all__ = ["Ranked", "by_meaning", "proximity", "rank_pages"]
+__all__ = ["Ranked", "by_meaning", "by_page_rank", "proximity", "rank_pages"]
 
 _FIT_WEIGHT = 0.15
 _PROXIMITY_WEIGHT = 0.1
@@ -51,7 +52,8 @@ _PROSE = re.compile(r"[^\W\d_]{2}[.!?](?:\s|$)")
 _SEPARATOR = " / "
 _RETRIEVED_WEIGHT = 1.0
 _RETRIEVED_K = 3.0
-"""Reciprocal rank fusion: a quote in the search's passage of rank r gains weight / (k + r)."""
+"""Reciprocal rank fusion: a quote in the search's passage of rank r (0 best) gains
+weight / (k + r), and as much again for its page's rank among the search's results."""
 _MEANING_WEIGHT = 2.0
 _MEANING_TOP = 20
 """The best quotes (over all the pages ranked at once) whose meaning is compared with the
@@ -175,7 +177,7 @@ def rank_pages(
                 + _PROXIMITY_WEIGHT * proximity(part, quote)
                 + _HEADING_WEIGHT * heading
                 + _PROSE_WEIGHT * bool(_PROSE.search(quote))
-                + (_RETRIEVED_WEIGHT / (_RETRIEVED_K + found_at) if found_at is not None else 0.0)
+                + _fused(found_at)
             )
             full = best is not None and len(kept) >= best
             if full and (score, -i) <= kept[0][:2]:
@@ -189,6 +191,11 @@ def rank_pages(
         kept.sort(key=lambda t: (-t[0], -t[1]))
         out.append([r for _, _, r in kept])
     return out
+
+
+def _fused(rank: int | None) -> float:
+    """The share of reciprocal rank fusion for a search's rank (0 best), none without one."""
+    return _RETRIEVED_WEIGHT / (_RETRIEVED_K + rank) if rank is not None else 0.0
 
 
 def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
@@ -222,6 +229,18 @@ def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
         )
     # Stable: document order (the order before) on ties.
     return [sorted(rs, key=lambda r: -r.score) for rs in out]
+
+
+def by_page_rank(ranked: list[list[Ranked]], searched: Sequence[int | None]) -> list[list[Ranked]]:
+    """The pages' rankings after each quote gains the share of reciprocal rank fusion for its
+    page's rank among the search's results (``searched``: 0 best, None for a page no search
+    ranked), so that of two quotes alike the one on the page the search put first comes first.
+    It comes after :func:`by_meaning`: a page's rank orders its quotes among other pages',
+    it does not choose whose meaning is compared."""
+    return [
+        [dataclasses.replace(r, score=round(r.score + _fused(rank), 6)) for r in rs]
+        for rs, rank in zip(ranked, searched, strict=True)
+    ]
 
 
 def _headed(context: str, quote: str) -> str:

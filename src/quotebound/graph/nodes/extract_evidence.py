@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from quotebound.context import Context
 from quotebound.evidence.candidates import HASH_VERSION, Candidate, extract_candidates
-from quotebound.evidence.ranking import Ranked, by_meaning, rank_pages
+from quotebound.evidence.ranking import Ranked, by_meaning, by_page_rank, rank_pages
 from quotebound.graph.events import emit
 from quotebound.graph.state import ResearchState, merged
 from quotebound.report.audit import next_record
@@ -32,12 +32,13 @@ def _rank_round(
     known: set[str],
     deadline: float,
     retrieved: dict[str, dict[str, int]],
+    searched: dict[str, int],
 ) -> tuple[list[tuple[str, list[Ranked]]], int, int]:
     """Parse, cut and rank this round's pages (CPU work, run in a worker thread): each page's
     ranked new candidates, the passages set aside as addressing the model, and the pages left
     unread because the run's time budget ran out."""
     read, set_aside, unread = _cut_round(pages, known, deadline)
-    return _ranked(question, read, retrieved), set_aside, unread
+    return _ranked(question, read, retrieved, searched), set_aside, unread
 
 
 def _cut_round(
@@ -62,10 +63,11 @@ def _ranked(
     question: str,
     read: list[tuple[str, tuple[Page, str, list[Candidate]]]],
     retrieved: dict[str, dict[str, int]],
+    searched: dict[str, int],
 ) -> list[tuple[str, list[Ranked]]]:
-    """Each page's best candidates, by terms and then by meaning. ``read`` is emptied between
-    the two: a large page's tens of thousands of candidates are let go before the sentence
-    encoder is loaded, rather than held beside it."""
+    """Each page's best candidates, by terms, then by meaning, then by the page's search rank.
+    ``read`` is emptied between terms and meaning: a large page's tens of thousands of
+    candidates are let go before the sentence encoder is loaded, rather than held beside it."""
     sids = [sid for sid, _ in read]
     ranked = rank_pages(
         question,
@@ -74,7 +76,8 @@ def _ranked(
         best=MAX_CANDIDATES_PER_SOURCE,
     )
     read.clear()
-    return list(zip(sids, by_meaning(question, ranked), strict=True))
+    ranked = by_page_rank(by_meaning(question, ranked), [searched.get(sid) for sid in sids])
+    return list(zip(sids, ranked, strict=True))
 
 
 def _retrieved(state: ResearchState) -> dict[str, dict[str, int]]:
@@ -84,6 +87,16 @@ def _retrieved(state: ResearchState) -> dict[str, dict[str, int]]:
         heads = out.setdefault(c["source_id"], {})
         for rank, head in c.get("passages") or ():
             heads[head] = min(rank, heads.get(head, rank))
+    return out
+
+
+def _searched(state: ResearchState) -> dict[str, int]:
+    """Per source, its best rank (0 first) among the results of the run's searches."""
+    out: dict[str, int] = {}
+    for c in state.get("candidates") or []:
+        rank = int(c.get("rank") or 0) - 1
+        if rank >= 0:
+            out[c["source_id"]] = min(rank, out.get(c["source_id"], rank))
     return out
 
 
@@ -109,6 +122,7 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
         known,
         float(state.get("deadline") or 0),
         _retrieved(state),
+        _searched(state),
     )
     pending: list[dict[str, Any]] = []
     for sid, ranked in ranked_pages:
