@@ -2,8 +2,9 @@
 
 Each set (bench/golden_pydocs.json, golden_pg.json, golden_news.json, and the second sets
 golden_pydocs_b.json, golden_news_b.json and golden_sqlite.json, and the later held-out sets
-golden_pydocs_c.json, golden_pydocs_d.json and golden_news_c.json, written the same way and
-never used for tuning) is a directory of real pages searched as a local corpus (the corpus
+golden_pydocs_c.json, golden_pydocs_d.json and golden_news_c.json, written the same way; no
+one tuning read the later sets' questions, and of the held-out sets only totals are looked at)
+is a directory of real pages searched as a local corpus (the corpus
 provider, the extractive composer, no keys, the chat profile: what
 ``quotebound research "Q" --corpus DIR --base-url URL`` does).
 Counts:

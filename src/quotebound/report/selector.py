@@ -64,18 +64,19 @@ def build_compose_messages(
     feedback: Sequence[str] = (),
 ) -> list[BaseMessage]:
     """The selector prompt: system rules, then the question and the numbered quotes."""
-    return _prompt(question, evidence, max_findings=max_findings, feedback=feedback)[0]
+    usable = composable_evidence(question, evidence)
+    return _prompt(question, usable, max_findings=max_findings, feedback=feedback)[0]
 
 
 def _prompt(
     question: str,
-    evidence: Sequence[EvidenceItem],
+    usable: Sequence[EvidenceItem],
     *,
     max_findings: int,
     feedback: Sequence[str],
 ) -> tuple[list[BaseMessage], list[EvidenceItem]]:
-    """The messages and the evidence behind quote numbers 1..n."""
-    usable = composable_evidence(question, evidence)
+    """The messages and the evidence behind quote numbers 1..n, from the composable evidence
+    ``usable`` (:func:`~quotebound.report.answering.composable_evidence`)."""
     if len(question) > _MAX_QUESTION_CHARS:
         question = question[:_MAX_QUESTION_CHARS] + "…"
     notes = ""
@@ -151,8 +152,9 @@ async def compose_llm(
     Raises :class:`ComposeError` when the model fails or times out, when the reply is not
     repairable JSON of the expected shape, or when none of its claims cites a quote it was shown.
     """
-    messages, shown = _prompt(question, evidence, max_findings=max_findings, feedback=feedback)
-    usable = {e["evidence_id"]: e for e in composable_evidence(question, evidence)}
+    composable = composable_evidence(question, evidence)
+    messages, shown = _prompt(question, composable, max_findings=max_findings, feedback=feedback)
+    usable = {e["evidence_id"]: e for e in composable}
     try:
         data = await ask_json(model, messages, timeout_s=timeout_s)
     except ModelError as exc:
