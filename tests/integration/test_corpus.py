@@ -332,3 +332,20 @@ async def test_a_file_over_the_size_cap_is_neither_indexed_nor_read(tmp_path: Pa
     raised = LocalCorpus(docs, index_path=tmp_path / "j.sqlite", max_bytes=100_000)
     assert raised.refresh().added == 2
     assert (await raised.read("huge.md")).text is not None
+
+
+async def test_a_snippet_shows_the_first_words_of_the_pages_two_best_passages(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "s"
+    root.mkdir()
+    (root / "a.md").write_text(
+        "# Sea\n\n## Spring tides\n\nSpring tides follow the full moon.\n\n"
+        "## Harbour\n\nThe harbour opens at nine.\n\n"
+        "## Neap tides\n\nNeap tides come when the moon is at a quarter.\n"
+    )
+    (c,) = (await make(root, tmp_path).search("moon tides", max_results=5)).candidates
+    shown = c.snippet.split(" … ")
+    assert len(shown) == 2
+    assert {s.split()[-1] for s in shown} == {"moon.", "quarter."}
+    assert "harbour" not in c.snippet

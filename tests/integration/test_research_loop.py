@@ -47,6 +47,9 @@ MAINTAINER_QUOTE = (
     "the project's original author and now reviews every change before a release is tagged."
 )
 TERN = "What is the default Tern timeout?"
+CHAT_SHORT = 3
+"""Sources a chat run may read when the budget must run out before the city's page: round 1
+reads three, so no round reads a name the first one verified."""
 
 CorpusFactory = Callable[..., LocalCorpus]
 
@@ -102,6 +105,9 @@ def _fetched(out: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 # --- multi-hop: the second document is only reachable through a name the first one gives ------
+# The corpus holds more pages about cities, organisations and headquarters than a search returns,
+# none naming the Orion Foundation: the city's page is not among the results for the question's
+# words alone, so no reading order (lexical or by meaning) can reach it before the name is known.
 
 
 async def test_deep_follows_the_maintainer_to_its_headquarters(make_corpus: CorpusFactory) -> None:
@@ -126,10 +132,10 @@ async def test_deep_follows_the_maintainer_to_its_headquarters(make_corpus: Corp
 async def test_chat_stops_within_its_budget_with_a_partial_answer(
     make_corpus: CorpusFactory,
 ) -> None:
-    out = await _run(make_corpus("multihop"), MULTIHOP, "chat")
+    out = await _run(make_corpus("multihop"), MULTIHOP, "chat", max_sources=CHAT_SHORT)
     audit = out["audit"]
     assert len(audit["rounds"]) <= PROFILES["chat"]["max_rounds"]
-    assert len(_fetched(out)) <= PROFILES["chat"]["max_sources"]
+    assert len(_fetched(out)) <= CHAT_SHORT
     assert out["status"] in ("answered", "insufficient_evidence")
     assert audit["stop_reason"] == "budget_exhausted"
     # What it did verify is reported; the city it never read is named as missing, not invented.
@@ -142,7 +148,7 @@ async def test_chat_stops_within_its_budget_with_a_partial_answer(
 async def test_partial_answer_names_the_uncovered_part_in_the_report(
     make_corpus: CorpusFactory,
 ) -> None:
-    out = await _run(make_corpus("multihop"), MULTIHOP, "chat")
+    out = await _run(make_corpus("multihop"), MULTIHOP, "chat", max_sources=CHAT_SHORT)
     assert out["status"] == "answered"
     section = out["report_markdown"].split("## Conflicts and uncertainty", 1)[1]
     assert CITY_PART in section.split("## Sources", 1)[0]

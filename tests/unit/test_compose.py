@@ -556,3 +556,28 @@ def test_extractive_keeps_the_best_quote_of_each_part_when_one_part_scores_highe
     assert port["parts"][1] >= RELEVANCE_THRESHOLD
     chosen = compose_extractive(question, evidence, max_findings=2)["findings"]
     assert server.url in [f["url"] for f in chosen]
+
+
+def test_no_quote_is_composed_for_a_part_nothing_answers() -> None:
+    question = "Which team maintains the widget cache, and in which city is that team based?"
+    team = Page(
+        url="https://a.example/team",
+        title="A",
+        text="The widget cache is maintained by the platform team of Example Corp.",
+    )
+    other = Page(
+        url="https://b.example/offices",
+        title="B",
+        text="Another company keeps its main office in a converted warehouse by the harbour.",
+    )
+    answer = evidence_for(question, team, team.text)
+    answer.update(relevance=0.9, parts=[0.9, 0.1], score=3.0)
+    # The second part's words, from a page on another subject: nothing answers that part.
+    offices = evidence_for(question, other, other.text)
+    offices.update(relevance=SUPPORT_THRESHOLD + 0.05, parts=[0.1, SUPPORT_THRESHOLD + 0.05])
+    findings = compose_extractive(question, [answer, offices])["findings"]
+    assert [f["url"] for f in findings] == [team.url]
+    # Supporting the part that is answered, the same quote is composed.
+    offices.update(parts=[SUPPORT_THRESHOLD + 0.05, 0.1])
+    findings = compose_extractive(question, [answer, offices])["findings"]
+    assert [f["url"] for f in findings] == [team.url, other.url]

@@ -230,3 +230,21 @@ async def test_ladder_with_nothing_found_returns_no_candidates_and_every_run() -
 def test_ladder_needs_a_provider() -> None:
     with pytest.raises(ValueError, match="at least one provider"):
         ProviderLadder([])
+
+
+async def test_ladder_reorders_the_answer_it_takes_and_ranks_it_by_that_order() -> None:
+    seen: list[list[str]] = []
+
+    def reverse(found: list[SearchCandidate]) -> list[SearchCandidate]:
+        seen.append([c.url for c in found])
+        return found[::-1]
+
+    good = Scripted("corpus", ["https://a.com/1", "https://a.com/2", "https://a.com/3"])
+    ladder = ProviderLadder([Scripted("web", []), good], reorder=reverse)
+    candidates, _ = await ladder.search("q", max_results=3)
+    assert seen == [["https://a.com/1", "https://a.com/2", "https://a.com/3"]]
+    assert [(c.url, c.rank) for c in candidates] == [
+        ("https://a.com/3", 1),
+        ("https://a.com/2", 2),
+        ("https://a.com/1", 3),
+    ]

@@ -73,6 +73,8 @@ _PASSAGES_KEPT = 3
 _SECOND_PASSAGE = 0.25
 """A page's score is its best passage's plus this share of its second best's."""
 _SNIPPET_WORDS = 40
+_SNIPPET_PASSAGES = 2
+"""A result's snippet: the first words of each of its best passages, joined by an ellipsis."""
 _TITLE_CHARS = 120
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 
@@ -214,12 +216,15 @@ class LocalCorpus:
                     kept[i] = twin
         out = []
         for rank, path in enumerate(kept, start=1):
-            _, title, body = pages[path][0]
+            title = pages[path][0][1]
             out.append(
                 SearchCandidate(
                     url=self.url_for(path),
                     title=title or PurePosixPath(path).name,
-                    snippet=" ".join(body.split()[:_SNIPPET_WORDS]),
+                    snippet=" … ".join(
+                        " ".join(body.split()[:_SNIPPET_WORDS])
+                        for _, _, body in pages[path][:_SNIPPET_PASSAGES]
+                    ),
                     rank=rank,
                     provider=self.name,
                     query=query,

@@ -12,7 +12,7 @@ import asyncio
 import re
 import time
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -48,7 +48,8 @@ class SearchCandidate:
     snippet: str
     """The provider's excerpt; never counts as a fetched page."""
     rank: int
-    """1-based position within its provider's answer."""
+    """1-based position within its provider's answer (after a ladder's ``reorder``, within the
+    order the run reads it in)."""
     provider: str
     """Who found it: ``tavily``, ``corpus``, ``embedded`` ..."""
     query: str = ""
@@ -178,15 +179,22 @@ class ProviderLadder:
     provider in the ladder (the lead) keeps its order, then each other one's results that the
     lead lacks are appended in ladder order, one per canonical URL. With a ``cache``, a fresh
     kept answer is used instead of asking (the run's ``cache_status`` is ``hit``), and what a
-    provider answers is kept (``miss``)."""
+    provider answers is kept (``miss``). With ``reorder``, each answer (the provider's that is
+    taken, and the merged news) is put in the order it returns, in a worker thread, and ranked
+    by that order (1 first)."""
 
     def __init__(
-        self, providers: Sequence[SearchProvider], *, cache: AnswerCache | None = None
+        self,
+        providers: Sequence[SearchProvider],
+        *,
+        cache: AnswerCache | None = None,
+        reorder: Callable[[list[SearchCandidate]], list[SearchCandidate]] | None = None,
     ) -> None:
         if not providers:
             raise ValueError("a provider ladder needs at least one provider, got none")
         self.providers = tuple(providers)
         self.cache = cache
+        self.reorder = reorder
 
     async def search(
         self, query: str, *, max_results: int, deadline: float | None = None
@@ -216,7 +224,13 @@ class ProviderLadder:
                 if c.canonical_url not in seen:
                     seen.add(c.canonical_url)
                     merged.append(replace(c, rank=len(merged) + 1))
-        return found + merged, runs
+        return await self._reordered(found) + await self._reordered(merged), runs
+
+    async def _reordered(self, candidates: list[SearchCandidate]) -> list[SearchCandidate]:
+        if self.reorder is None or len(candidates) < 2:
+            return candidates
+        ordered = await asyncio.to_thread(self.reorder, candidates)
+        return [replace(c, rank=rank) for rank, c in enumerate(ordered, start=1)]
 
     async def _cached(
         self, provider: SearchProvider, query: str, max_results: int, deadline: float | None

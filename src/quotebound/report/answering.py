@@ -77,22 +77,38 @@ def answers(item: EvidenceItem, part: int | None = None) -> bool:
 def composable_evidence(question: str, evidence: Sequence[EvidenceItem]) -> list[EvidenceItem]:
     """Verified (PASS) evidence that may be composed, best first, one per id: none unless some
     answers ``question`` (:func:`answers`) and one that does addresses its subject
-    (``ADDRESSED_MEANING``); then all that reach the support threshold, those of an answering
-    page that reach the context threshold, and those whose meaning is related to the
-    question's (a paraphrase of it shares few of its words)."""
+    (``ADDRESSED_MEANING``); then those of an answering page that reach the context threshold,
+    and those of other pages that reach the support threshold for a part some quote answers;
+    each also when its meaning is related to the question's (a paraphrase of it shares few of
+    its words). A quote of another page whose words are closest to a part nothing answers is
+    never composed: it shares that part's words about another subject ("a company
+    headquartered by the harbour" for "in which city is that organisation headquartered"), and
+    the part is reported as not covered instead."""
     passed = [e for e in evidence if e["verification"]["status"] == "PASS"]
     answering = [e for e in passed if answers(e)]
     if not answering or not (names_identifiers(question) or any(_addresses(e) for e in answering)):
         return []
     sources = {e["source_id"] for e in answering}
+    answered = {i for i in range(len(answering[0]["parts"])) if any(answers(e, i) for e in passed)}
     seen: dict[str, EvidenceItem] = {}
     for item in passed:
-        bar = CONTEXT_THRESHOLD if item["source_id"] in sources else SUPPORT_THRESHOLD
+        if item["source_id"] in sources:
+            bar = CONTEXT_THRESHOLD
+        elif _best_part(item) in answered:
+            bar = SUPPORT_THRESHOLD
+        else:
+            continue  # it would support a part nothing answers: a page on another subject
         meaning = item.get("meaning")
         related = meaning is not None and meaning >= RELATED_MEANING
         if (item["relevance"] >= bar or related) and item["evidence_id"] not in seen:
             seen[item["evidence_id"]] = item
     return sorted(seen.values(), key=lambda e: (-e["score"], e["evidence_id"]))
+
+
+def _best_part(item: EvidenceItem) -> int:
+    """The sub-question a quote is most relevant to (the first on ties)."""
+    parts = item["parts"]
+    return parts.index(max(parts))
 
 
 def _addresses(item: EvidenceItem) -> bool:

@@ -1,5 +1,6 @@
-"""search: ask the provider ladder this round's queries; keep new candidates (tier 0), and note the
-code the question names that no corpus spells when only corpora are searched."""
+"""search: ask the provider ladder this round's queries, each answer put in the order to read it
+(its ranking fused with meaning); keep new candidates (tier 0), and note the code the question
+names that no corpus spells when only corpora are searched."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from quotebound.acquisition.providers import (
 from quotebound.acquisition.searchcache import SearchCache
 from quotebound.context import Context
 from quotebound.errors import ConfigError
+from quotebound.evidence.leads import read_order
+from quotebound.evidence.relevance import sub_questions
 from quotebound.graph.deps import Deps, Toolkit
 from quotebound.graph.events import emit
 from quotebound.graph.gates import search_gate
@@ -46,6 +49,13 @@ def _unknown_names(toolkit: Toolkit, question: str) -> list[str]:
     return [name for name in unspelled[0] if all(name in u for u in unspelled[1:])]
 
 
+def _read_first(questions: list[str], found: list[SearchCandidate]) -> list[SearchCandidate]:
+    """A provider's answer in the order to read it: its ranking fused with how close each
+    result's title and snippet are in meaning to the question (see
+    :mod:`~quotebound.evidence.leads`)."""
+    return [found[i] for i in read_order(questions, [f"{c.title}: {c.snippet}" for c in found])]
+
+
 async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Run every query through the ladder; store provider raw content as pages of this thread."""
     settings = Context(**state["settings"])
@@ -53,7 +63,10 @@ async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps)
     hours = float(settings.search_cache_hours or 0)
     store = runtime.store
     cache = SearchCache(store, ttl_s=hours * 3600) if store is not None and hours else None
-    ladder = ProviderLadder(toolkit.providers, cache=cache)
+    questions = sub_questions(state["question"])
+    ladder = ProviderLadder(
+        toolkit.providers, cache=cache, reorder=lambda found: _read_first(questions, found)
+    )
     queries = state.get("queries") or []
     answers = await asyncio.gather(
         *(
