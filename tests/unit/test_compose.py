@@ -581,3 +581,17 @@ def test_no_quote_is_composed_for_a_part_nothing_answers() -> None:
     offices.update(parts=[SUPPORT_THRESHOLD + 0.05, 0.1])
     findings = compose_extractive(question, [answer, offices])["findings"]
     assert [f["url"] for f in findings] == [team.url, other.url]
+
+
+def test_a_quote_on_two_pages_is_cited_once_though_it_leads_a_part() -> None:
+    question = "How does the widget cache expire entries, and which port does the server use?"
+    text = "The widget cache expires entries after one hour of inactivity."
+    pages = [
+        Page(url=f"https://{host}.example/cache", title=host, text=text) for host in ("a", "b")
+    ]
+    server = Page(
+        url="https://c.example/server", title="C", text="The server listens on port 8080."
+    )
+    evidence = [evidence_for(question, page, page.text) for page in (*pages, server)]
+    quotes = [f["quote"] for f in compose_extractive(question, evidence)["findings"]]
+    assert sorted(quotes) == sorted([text, server.text])

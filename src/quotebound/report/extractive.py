@@ -62,7 +62,8 @@ def _similarity(ta: frozenset[str], tb: frozenset[str]) -> float:
 
 def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
     """Greedy maximal-marginal-relevance selection: relevance minus repetition of a source
-    or of an already chosen quote; near-duplicates are skipped. Ties go to the smaller id.
+    or of an already chosen quote; a near-duplicate of a chosen quote (the same words on two
+    pages) is never chosen. Ties go to the smaller id.
 
     Diversity is across the sources that answer: a source's further quotes weigh less only
     while some source that answers the question (:func:`answers`) has no finding yet. Once
@@ -73,22 +74,27 @@ def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
     remaining = list(items)
     # Each quote's terms once: the loop compares every remaining quote with every chosen one.
     terms = {e["evidence_id"]: frozenset(content_terms(e["quote"])) for e in items}
-    for best in _part_leaders(items)[:limit]:
-        # A question in parts: the best quote for each part first, so no part is crowded out.
-        remaining.remove(best)
-        chosen.append(best)
-        per_source[best["source_id"]] += 1
-    while remaining and len(chosen) < limit:
-        unheard = any(not per_source[e["source_id"]] and answers(e) for e in remaining)
-        penalty = _SAME_SOURCE_PENALTY if unheard else 0.0
-        best = min(remaining, key=lambda e: _marginal(e, chosen, per_source, penalty, terms))
-        remaining.remove(best)
+
+    def choose(best: EvidenceItem) -> list[EvidenceItem]:
         chosen.append(best)
         per_source[best["source_id"]] += 1
         picked = terms[best["evidence_id"]]
-        remaining = [
-            e for e in remaining if _similarity(terms[e["evidence_id"]], picked) < _NEAR_DUPLICATE
+        return [
+            e
+            for e in remaining
+            if e is not best and _similarity(terms[e["evidence_id"]], picked) < _NEAR_DUPLICATE
         ]
+
+    for best in _part_leaders(items)[:limit]:
+        # A question in parts: the best quote for each part first, so no part is crowded out.
+        if best in remaining:
+            remaining = choose(best)
+    while remaining and len(chosen) < limit:
+        unheard = any(not per_source[e["source_id"]] and answers(e) for e in remaining)
+        penalty = _SAME_SOURCE_PENALTY if unheard else 0.0
+        remaining = choose(
+            min(remaining, key=lambda e: _marginal(e, chosen, per_source, penalty, terms))
+        )
     return chosen
 
 
