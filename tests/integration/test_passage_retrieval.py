@@ -223,3 +223,39 @@ async def test_evidence_records_the_search_rank_of_its_passage(corpus: LocalCorp
     assert "return string[len(prefix):]" in first["quote"]
     assert evidence[first["evidence_ids"][0]]["retrieved"] == 0
     assert any(e["retrieved"] is None for e in evidence.values())  # what the search passed by
+
+
+async def test_a_page_that_gathers_other_pages_passages_does_not_rank_by_them(
+    tmp_path: Path,
+) -> None:
+    # A whole API on one page, as SQLite's capi3ref.html holds every c3ref/*.html page.
+    entries = {
+        "busy": "Set a busy timeout: the handler sleeps until the lock clears or the timeout "
+        "of the given milliseconds has elapsed, and a timeout of zero turns the handler off.",
+        "close": "Close a connection: every prepared statement must be finalized before the "
+        "connection is closed, or the call returns an error and leaves the connection open.",
+        "open": "Open a new connection to a database file, creating the file when it does "
+        "not exist yet, unless the flags say that the file must already exist.",
+    }
+    root = tmp_path / "api"
+    (root / "c3ref").mkdir(parents=True)
+    for name, text in entries.items():
+        (root / "c3ref" / f"{name}.html").write_text(
+            f"<html><head><title>{name}</title></head><body><main><p>{text}</p></main></body></html>"
+        )
+    everything = "".join(f"<h2>{name}</h2><p>{text}</p>" for name, text in entries.items())
+    (root / "capi3ref.html").write_text(
+        f"<html><head><title>C API</title></head><body><main>{everything}</main></body></html>"
+    )
+    corpus = LocalCorpus(root, base_url=BASE, index_path=tmp_path / "index.sqlite")
+    response = await corpus.search("busy timeout of zero milliseconds", max_results=5)
+    assert [c.document for c in response.candidates] == ["c3ref/busy.html"]
+    # A passage the large page alone holds still finds it.
+    (root / "capi3ref.html").write_text(
+        f"<html><head><title>C API</title></head><body><main>{everything}"
+        "<p>Every interface on this page is also described on a page of its own, one page "
+        "per interface, with the same busy timeout wording.</p></main></body></html>"
+    )
+    corpus.refresh()
+    response = await corpus.search("busy timeout of zero milliseconds", max_results=5)
+    assert [c.document for c in response.candidates] == ["c3ref/busy.html", "capi3ref.html"]

@@ -10,7 +10,8 @@ BM25 (IDF-weighted, Porter-stemmed) with title and heading matches counting more
 A search (its query from :mod:`quotebound.acquisition.ftsquery`) ranks passages across the
 corpus and returns the pages of the best ones; pages with the same content under two paths (an
 HTML page and its Sphinx ``_sources`` text, a print version) collapse to one, the HTML page
-preferred.
+preferred, and a passage that a smaller page also holds counts for that page alone (a page that
+gathers other pages' passages does not rank by them).
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import math
 import os
 import re
 import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path, PurePosixPath
@@ -37,7 +40,12 @@ from quotebound.acquisition.corpusindex import (
     refresh_index,
     too_large,
 )
-from quotebound.acquisition.duplicates import content_words_of, same_content
+from quotebound.acquisition.duplicates import (
+    SAME_CONTENT_JACCARD,
+    content_words,
+    content_words_of,
+    same_content,
+)
 from quotebound.acquisition.ftsquery import code_names, fts_query
 from quotebound.acquisition.providers import SearchCandidate, SearchResponse, search_response
 from quotebound.errors import ConfigError, FetchError, Reason
@@ -68,6 +76,8 @@ _FIRST_PASSAGE = "SELECT title, body FROM passages WHERE path = ? ORDER BY rowid
 _SPELLED = "SELECT 1 FROM passages WHERE passages MATCH ? LIMIT 1"
 _PASSAGES_SEARCHED = 400
 """Best passages a search ranks pages by."""
+_SHARED_WORDS = 8
+"""Distinct words from which a passage found on two pages belongs to the smaller one only."""
 _PASSAGES_KEPT = 3
 """A result's best matching passages that the ranking of its quotes hears of."""
 _SECOND_PASSAGE = 0.25
@@ -192,10 +202,10 @@ class LocalCorpus:
         if not self._refreshed:
             self.refresh()
         with closing(open_index(self.index_path, self.root)) as db:
-            rows = db.execute(_SEARCH, (match, _PASSAGES_SEARCHED)).fetchall()
+            matched = db.execute(_SEARCH, (match, _PASSAGES_SEARCHED)).fetchall()
             pages: dict[str, list[tuple[float, str, str]]] = {}
             found: dict[str, list[tuple[int, str]]] = {}
-            for rank, (path, title, body, score) in enumerate(rows):
+            for rank, (path, title, body, score) in enumerate(_own_passages(db, matched)):
                 pages.setdefault(path, []).append((-score, title, body))
                 if len(found.setdefault(path, [])) < _PASSAGES_KEPT:
                     found[path].append((rank, passage_head(body)))
@@ -351,6 +361,50 @@ def _readable_root(root: Path | str) -> Path:
     if not resolved.is_dir() or not os.access(resolved, os.R_OK | os.X_OK):
         raise ConfigError(f"corpus root must be a readable directory: {root}")
     return resolved
+
+
+def _own_passages(
+    db: sqlite3.Connection, rows: list[tuple[str, str, str, float]]
+) -> list[tuple[str, str, str, float]]:
+    """The search's passages (path, title, body, score; best first) less each one that a
+    smaller page also holds (the same content, :func:`same_content`): a page that gathers
+    other pages' passages (a whole API on one page) does not rank by them ahead of the page
+    each belongs to. An HTML page counts as smaller than any other kind (its ``_sources``
+    text); of two pages of one size, the passage ranked higher stays."""
+    words = {i: content_words(body) for i, (_, _, body, _) in enumerate(rows)}
+    shared = {i: w for i, w in words.items() if len(w) >= _SHARED_WORDS}
+    twins = [
+        (i, j)
+        for i, j in sorted(_similar_pairs(shared))
+        if rows[i][0] != rows[j][0] and same_content(words[i], words[j])
+    ]
+    if not twins:
+        return rows
+    paths = sorted({rows[k][0] for pair in twins for k in pair})
+    query = f"SELECT path, size FROM docs WHERE path IN ({', '.join('?' * len(paths))})"
+    sizes = {path: (not _is_html(path), size) for path, size in db.execute(query, paths)}
+    dropped = {
+        j if sizes.get(rows[i][0], (True, 0)) <= sizes.get(rows[j][0], (True, 0)) else i
+        for i, j in twins
+    }
+    return [r for i, r in enumerate(rows) if i not in dropped]
+
+
+def _similar_pairs(sets: dict[int, frozenset[str]]) -> set[tuple[int, int]]:
+    """The pairs of ``sets`` (i < j) that may reach ``SAME_CONTENT_JACCARD``: those whose
+    prefixes share a word, each set's words in one order (rarest among them first), its prefix
+    the words it cannot lack and still reach the threshold with another (prefix filtering)."""
+    counts = Counter(w for words in sets.values() for w in words)
+    by_word: dict[str, list[int]] = {}
+    pairs: set[tuple[int, int]] = set()
+    for i, words in sets.items():
+        ordered = sorted(words, key=lambda w: (counts[w], w))
+        keep = len(ordered) - math.ceil(SAME_CONTENT_JACCARD * len(ordered)) + 1
+        for w in ordered[:keep]:
+            for j in by_word.setdefault(w, []):
+                pairs.add((j, i))
+            by_word[w].append(i)
+    return pairs
 
 
 def _page_score(scores: list[tuple[float, str, str]]) -> float:
