@@ -167,6 +167,24 @@ def test_the_sections_beside_a_long_options_section_are_main() -> None:
         assert _role(page, text) == "main"
 
 
+def test_headings_that_link_back_to_the_contents_are_main() -> None:
+    # Sphinx's FAQ pages: each question is a heading whose text is a link back to the page's
+    # contents, and the answers under it are read under that heading.
+    questions = ["How are lists implemented?", "How are ferries scheduled?"]
+    sections = "".join(
+        f"<section id=q{i}><h2><a class=toc-backref href='#c{i}'>{q}</a>"
+        f"<a class=headerlink href='#q{i}'>¶</a></h2>{_paras(ARTICLE[i])}</section>"
+        for i, q in enumerate(questions)
+    )
+    page = parse_page(f"<body>{MENU}<div class=body><h1>FAQ</h1>{sections}</div></body>")
+    for text in [*questions, *ARTICLE[:2]]:
+        assert _role(page, text) == "main"
+    # A heading that links to another page is still a link.
+    teaser = "<h3><a href='/other'>Island school celebrates its hundredth year</a></h3>"
+    page = parse_page(f"<body><article>{_paras(*ARTICLE)}</article>{teaser}</body>")
+    assert _role(page, "Island school") == "boilerplate"
+
+
 def test_a_table_of_data_inside_an_article_is_main() -> None:
     table = "<table><tr><th>Year</th><th>Passengers</th></tr><tr><td>2022</td><td>41,200</td>"
     table += "</tr><tr><td>2023</td><td>43,950</td></tr></table>"

@@ -32,14 +32,14 @@ from quotebound.text.maincontent.prose import SHORT_CHARS, Para
 from quotebound.text.maincontent.roles import main_flags
 from quotebound.text.page import Block, Page, Role
 
-__all__ = ["Collector"]
+__all__ = ["HEADINGS", "Collector"]
 
 _BYLINE_CHARS = 200
 _BODY_CHARS = 200_000
 _BODY_LOOKUPS = 2_000
 """JSON-LD ``articleBody`` is matched on its first ``_BODY_CHARS`` characters against at most
 ``_BODY_LOOKUPS`` paragraphs, so a hostile page cannot make the match quadratic."""
-_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _SENTENCE_ENDS = frozenset(".!?…:;\"'”»“«)。！？")
 """Characters that end a paragraph written as a sentence."""
 
@@ -251,7 +251,7 @@ class Collector:
                 in_body = paragraphs[0][:200] in body
             last = paragraphs[-1][-1:] if paragraphs else ""
             sentence = last in _SENTENCE_ENDS
-            heading = tag in _HEADINGS
+            heading = tag in HEADINGS
             introduces = last == ":"
             short = " ".join(paragraphs) if chars <= SHORT_CHARS else ""
             paras.append(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from quotebound.text.html.collector import Collector
+from quotebound.text.html.collector import HEADINGS, Collector
 from quotebound.text.html.folding import BR_MARK
 from quotebound.text.html.noscript import ScriptedCopies
 from quotebound.text.html.tags import BR, CELL, DROP, KIND, KIND_TEXT_ONLY, LINK
@@ -67,7 +67,10 @@ def walk(tree: LexborHTMLParser, c: Collector) -> None:
             elif kind == BR:
                 append(BR_MARK)
             elif kind == LINK:
-                if "href" in node.attributes:
+                href = node.attributes.get("href")
+                # A heading's link into its own page (Sphinx's back-link to the contents, a
+                # permalink) leads nowhere else: its text is the heading's, not a link list's.
+                if href is not None and not (c.para_tag in HEADINGS and href.startswith("#")):
                     links += 1
                     undo = LINK
             else:
