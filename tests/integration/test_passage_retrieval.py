@@ -137,7 +137,10 @@ async def test_a_sources_copy_found_alone_gives_its_place_to_the_html_page(
     assert found.document == "library/stdtypes.html"
     assert found.url == BASE + "library/stdtypes.html"
     assert found.title == "Built-in Types"
-    assert found.snippet.startswith("Strings implement all of the common sequence operations")
+    # Under the heading it sits right under (the page's title aside).
+    assert found.snippet.startswith(
+        "Text Sequence Type — str: Strings implement all of the common sequence operations"
+    )
     assert found.passages == ()  # no passage of the page itself matched
 
 

@@ -64,15 +64,15 @@ MAX_DOCUMENT_BYTES = 5_000_000
 _BM25 = "bm25(passages, 0.0, 1.5, 2.0, 1.0, 4.0)"
 """BM25 with the weights of the columns: path (none), title, heading, body and option keys."""
 _SEARCH = f"""
-SELECT path, title, body, {_BM25} AS score
+SELECT path, title, heading, body, {_BM25} AS score
 FROM passages WHERE passages MATCH ? ORDER BY score, path, rowid LIMIT ?
 """
 _TWIN_PASSAGES = f"""
-SELECT title, body FROM passages WHERE passages MATCH ? AND path = ?
+SELECT title, heading, body FROM passages WHERE passages MATCH ? AND path = ?
 ORDER BY {_BM25}, rowid LIMIT ?
 """
 """A page's best passages for a query (for the HTML twin that takes its copy's place)."""
-_FIRST_PASSAGE = "SELECT title, body FROM passages WHERE path = ? ORDER BY rowid LIMIT 1"
+_FIRST_PASSAGE = "SELECT title, heading, body FROM passages WHERE path = ? ORDER BY rowid LIMIT 1"
 _SPELLED = "SELECT 1 FROM passages WHERE passages MATCH ? LIMIT 1"
 _PASSAGES_SEARCHED = 400
 """Best passages a search ranks pages by."""
@@ -84,7 +84,8 @@ _SECOND_PASSAGE = 0.25
 """A page's score is its best passage's plus this share of its second best's."""
 _SNIPPET_WORDS = 40
 _SNIPPET_PASSAGES = 2
-"""A result's snippet: the first words of each of its best passages, joined by an ellipsis."""
+"""A result's snippet: the first words of each of its best passages (each under the heading it
+sits right under), joined by an ellipsis."""
 _TITLE_CHARS = 120
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 
@@ -205,8 +206,8 @@ class LocalCorpus:
             matched = db.execute(_SEARCH, (match, _PASSAGES_SEARCHED)).fetchall()
             pages: dict[str, list[tuple[float, str, str]]] = {}
             found: dict[str, list[tuple[int, str]]] = {}
-            for rank, (path, title, body, score) in enumerate(_own_passages(db, matched)):
-                pages.setdefault(path, []).append((-score, title, body))
+            for rank, (path, title, heading, body, score) in enumerate(_own_passages(db, matched)):
+                pages.setdefault(path, []).append((-score, title, _headed(title, heading, body)))
                 if len(found.setdefault(path, [])) < _PASSAGES_KEPT:
                     found[path].append((rank, passage_head(body)))
             ranked = sorted(pages, key=lambda p: (-_page_score(pages[p]), p))
@@ -219,10 +220,10 @@ class LocalCorpus:
                     rows = db.execute(_TWIN_PASSAGES, (match, twin, _PASSAGES_KEPT)).fetchall()
                     ranks = [r for r, _ in found[path]]  # as many as the twin has, or fewer
                     found[twin] = [
-                        (r, passage_head(b)) for r, (_, b) in zip(ranks, rows, strict=False)
+                        (r, passage_head(b)) for r, (_, _, b) in zip(ranks, rows, strict=False)
                     ]
                     rows = rows or db.execute(_FIRST_PASSAGE, (twin,)).fetchall()
-                    pages[twin] = [(0.0, title, body) for title, body in rows]
+                    pages[twin] = [(0.0, t, _headed(t, h, b)) for t, h, b in rows]
                     kept[i] = twin
         out = []
         for rank, path in enumerate(kept, start=1):
@@ -364,14 +365,14 @@ def _readable_root(root: Path | str) -> Path:
 
 
 def _own_passages(
-    db: sqlite3.Connection, rows: list[tuple[str, str, str, float]]
-) -> list[tuple[str, str, str, float]]:
-    """The search's passages (path, title, body, score; best first) less each one that a
+    db: sqlite3.Connection, rows: list[tuple[str, str, str, str, float]]
+) -> list[tuple[str, str, str, str, float]]:
+    """The search's passages (path, title, heading, body, score; best first) less each one that a
     smaller page also holds (the same content, :func:`same_content`): a page that gathers
     other pages' passages (a whole API on one page) does not rank by them ahead of the page
     each belongs to. An HTML page counts as smaller than any other kind (its ``_sources``
     text); of two pages of one size, the passage ranked higher stays."""
-    words = {i: content_words(body) for i, (_, _, body, _) in enumerate(rows)}
+    words = {i: content_words(body) for i, (_, _, _, body, _) in enumerate(rows)}
     shared = {i: w for i, w in words.items() if len(w) >= _SHARED_WORDS}
     twins = [
         (i, j)
@@ -405,6 +406,14 @@ def _similar_pairs(sets: dict[int, frozenset[str]]) -> set[tuple[int, int]]:
                 pairs.add((j, i))
             by_word[w].append(i)
     return pairs
+
+
+def _headed(title: str, heading: str, body: str) -> str:
+    """A passage as a result's snippet shows it: under the heading it sits right under, unless
+    that is the page's title ("How are lists implemented in CPython?: CPython's lists are
+    ...")."""
+    last = heading.rpartition(" / ")[2]
+    return f"{last}: {body}" if last and last != title else body
 
 
 def _page_score(scores: list[tuple[float, str, str]]) -> float:
