@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from quotebound.acquisition.duplicates import content_words, content_words_of, same_content
+from hypothesis import given
+from hypothesis import strategies as st
+
+from quotebound.acquisition.duplicates import (
+    content_words,
+    content_words_of,
+    same_content,
+    same_content_pairs,
+)
 
 
 def test_a_pages_words_are_those_of_its_lines_together() -> None:
@@ -17,3 +25,25 @@ def test_pages_that_share_most_words_are_one_content() -> None:
     b = content_words("The archive tool writes each member into the target directory.")
     assert same_content(a, b)
     assert not same_content(a, content_words("a ferry crosses to the island twice a week"))
+
+
+def test_same_content_pairs_finds_every_pair_that_is_one_content() -> None:
+    texts = [
+        "the archive tool writes every member into the target directory",
+        "a ferry crosses to the island twice a week in winter",
+        "The archive tool writes each member into the target directory.",
+        "the ferry crosses to the island twice each week in winter",
+        "nothing here is like any of the others at all",
+    ]
+    sets = {i: content_words(t) for i, t in enumerate(texts)}
+    expected = [(i, j) for i in sets for j in sets if i < j and same_content(sets[i], sets[j])]
+    assert same_content_pairs(sets) == expected == [(0, 2), (1, 3)]
+
+
+@given(st.lists(st.sets(st.sampled_from("abcdefghijkl"), min_size=1), max_size=12))
+def test_same_content_pairs_is_every_pair_compared_each_with_each(
+    sets_list: list[set[str]],
+) -> None:
+    sets = {i: frozenset(s) for i, s in enumerate(sets_list)}
+    expected = [(i, j) for i in sets for j in sets if i < j and same_content(sets[i], sets[j])]
+    assert same_content_pairs(sets) == expected

@@ -19,13 +19,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import math
 import os
 import re
 import sqlite3
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path, PurePosixPath
@@ -41,10 +39,10 @@ from quotebound.acquisition.corpusindex import (
     too_large,
 )
 from quotebound.acquisition.duplicates import (
-    SAME_CONTENT_JACCARD,
     content_words,
     content_words_of,
     same_content,
+    same_content_pairs,
 )
 from quotebound.acquisition.ftsquery import code_names, fts_query
 from quotebound.acquisition.providers import SearchCandidate, SearchResponse, search_response
@@ -368,17 +366,13 @@ def _own_passages(
     db: sqlite3.Connection, rows: list[tuple[str, str, str, str, float]]
 ) -> list[tuple[str, str, str, str, float]]:
     """The search's passages (path, title, heading, body, score; best first) less each one that a
-    smaller page also holds (the same content, :func:`same_content`): a page that gathers
+    smaller page also holds (the same content, :func:`same_content_pairs`): a page that gathers
     other pages' passages (a whole API on one page) does not rank by them ahead of the page
     each belongs to. An HTML page counts as smaller than any other kind (its ``_sources``
     text); of two pages of one size, the passage ranked higher stays."""
     words = {i: content_words(body) for i, (_, _, _, body, _) in enumerate(rows)}
     shared = {i: w for i, w in words.items() if len(w) >= _SHARED_WORDS}
-    twins = [
-        (i, j)
-        for i, j in sorted(_similar_pairs(shared))
-        if rows[i][0] != rows[j][0] and same_content(words[i], words[j])
-    ]
+    twins = [(i, j) for i, j in same_content_pairs(shared) if rows[i][0] != rows[j][0]]
     if not twins:
         return rows
     paths = sorted({rows[k][0] for pair in twins for k in pair})
@@ -389,23 +383,6 @@ def _own_passages(
         for i, j in twins
     }
     return [r for i, r in enumerate(rows) if i not in dropped]
-
-
-def _similar_pairs(sets: dict[int, frozenset[str]]) -> set[tuple[int, int]]:
-    """The pairs of ``sets`` (i < j) that may reach ``SAME_CONTENT_JACCARD``: those whose
-    prefixes share a word, each set's words in one order (rarest among them first), its prefix
-    the words it cannot lack and still reach the threshold with another (prefix filtering)."""
-    counts = Counter(w for words in sets.values() for w in words)
-    by_word: dict[str, list[int]] = {}
-    pairs: set[tuple[int, int]] = set()
-    for i, words in sets.items():
-        ordered = sorted(words, key=lambda w: (counts[w], w))
-        keep = len(ordered) - math.ceil(SAME_CONTENT_JACCARD * len(ordered)) + 1
-        for w in ordered[:keep]:
-            for j in by_word.setdefault(w, []):
-                pairs.add((j, i))
-            by_word[w].append(i)
-    return pairs
 
 
 def _headed(title: str, heading: str, body: str) -> str:

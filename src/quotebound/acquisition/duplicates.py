@@ -7,10 +7,18 @@ of words (three letters or more, case folded) they use overlap by ``SAME_CONTENT
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
 
-__all__ = ["SAME_CONTENT_JACCARD", "content_words", "content_words_of", "same_content"]
+__all__ = [
+    "SAME_CONTENT_JACCARD",
+    "content_words",
+    "content_words_of",
+    "same_content",
+    "same_content_pairs",
+]
 
 SAME_CONTENT_JACCARD = 0.7
 """Word-set overlap (intersection over union) from which two pages are one content."""
@@ -38,3 +46,22 @@ def same_content(a: frozenset[str], b: frozenset[str]) -> bool:
     if not a and not b:
         return True
     return len(a & b) >= SAME_CONTENT_JACCARD * len(a | b)
+
+
+def same_content_pairs(sets: Mapping[int, frozenset[str]]) -> list[tuple[int, int]]:
+    """The pairs (i, j) of ``sets`` (word sets by key, keys in ascending order, i < j) that are
+    one content (:func:`same_content`). Only pairs whose prefixes share a word are compared:
+    each set's words in one order (rarest among the sets first), its prefix the words it cannot
+    lack and still reach ``SAME_CONTENT_JACCARD`` with another (prefix filtering), so a few
+    hundred passages are not compared each with each."""
+    counts = Counter(w for words in sets.values() for w in words)
+    by_word: dict[str, list[int]] = {}
+    pairs: set[tuple[int, int]] = set()
+    for i, words in sets.items():
+        ordered = sorted(words, key=lambda w: (counts[w], w))
+        keep = len(ordered) - math.ceil(SAME_CONTENT_JACCARD * len(ordered)) + 1
+        for w in ordered[:keep]:
+            for j in by_word.setdefault(w, []):
+                pairs.add((j, i))
+            by_word[w].append(i)
+    return sorted(p for p in pairs if same_content(sets[p[0]], sets[p[1]]))
