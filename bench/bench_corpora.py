@@ -14,11 +14,15 @@ Counts:
 - refused: unanswerable questions that end in insufficient evidence;
 - off-page quotes: findings whose quote is not in the text of the page their URL cites
   (whitespace folded) -- must be 0;
-- median seconds per question, after the corpus is indexed.
+- median seconds per question, after the corpus is indexed;
+- where each missed expected part was lost (``LOSSES``), read from the run's audit: its page
+  never found by the search, found but not read, read but no verified quote holds the gold
+  words, such a quote verified but not cited, or such a quote verified but the run refused.
 
 The run ends with a summary: a line per set, then the totals of the held-out sets and of the
-others apart. Exits 1 when a set misses a threshold. A set whose corpus is absent is skipped
-with a message; the news pages are unpacked from the shared archive into the cache when needed.
+others apart, and the same for where the missed parts were lost. Exits 1 when a set misses a
+threshold. A set whose corpus is absent is skipped with a message; the news pages are unpacked
+from the shared archive into the cache when needed.
 
     python bench/bench_corpora.py [--only NAME] [--limit N]
 
@@ -34,6 +38,7 @@ import statistics
 import sys
 import tarfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -128,6 +133,8 @@ CORPORA = {
 HELD_OUT = ("pydocs_c", "pydocs_d", "news_c")
 """The later sets, of which only totals are looked at; the summary adds them up apart."""
 CATEGORIES = ("questions", "two_part", "unanswerable")
+LOSSES = ("not found", "not read", "no quote", "not chosen", "refused")
+"""The stage that lost a missed expected part, in the order a run goes through them."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +146,8 @@ class SetResult:
     off_page: int
     median_s: float
     met: bool
+    losses: Counter[str]
+    """Missed expected parts of the answerable questions, by the stage that lost them."""
 
 
 def _fold(text: str) -> str:
@@ -147,6 +156,30 @@ def _fold(text: str) -> str:
 
 def _page(expect: dict[str, Any]) -> str:
     return f"{expect['dir']}/{expect['page']}" if "dir" in expect else expect["page"]
+
+
+def _loss(out: dict[str, Any], url: str, words: str) -> str | None:
+    """Where the run ``out`` lost the expected part (a page's ``url`` and its gold ``words``,
+    folded), one of ``LOSSES``; None when a finding cites it."""
+    if any(f["url"] == url and words in _fold(f["quote"]) for f in out["findings"]):
+        return None
+    audit = out["audit"] or {}
+    read = {s["source_id"]: s["url"] for s in audit.get("sources") or []}
+    if url not in read.values():
+        found = any(
+            url in (g.get("admitted") or [])
+            for g in audit.get("gates") or []
+            if g.get("gate") == "search_to_fetch"
+        )
+        return "not read" if found else "not found"
+    quoted = any(
+        read.get(e["source_id"]) == url
+        and words in _fold(e["verification"].get("matched_text") or "")
+        for e in audit.get("evidence") or []
+    )
+    if not quoted:
+        return "no quote"
+    return "not chosen" if out["status"] == "answered" else "refused"
 
 
 async def _run_set(corpus: Corpus, limit: int | None) -> SetResult:
@@ -169,6 +202,7 @@ async def _run_set(corpus: Corpus, limit: int | None) -> SetResult:
     off_page = 0
     ok = True
     counts: dict[str, tuple[int, int]] = {}
+    losses: Counter[str] = Counter()
     for category in CATEGORIES:
         items = golden.get(category, [])[:limit]
         if not items:
@@ -191,14 +225,11 @@ async def _run_set(corpus: Corpus, limit: int | None) -> SetResult:
             if category == "unanswerable":
                 hit = out["status"] != "answered"
             else:
-                hit = all(
-                    any(
-                        f["url"] == local.url_for(_page(e))
-                        and _fold(e["words"]) in _fold(f["quote"])
-                        for f in out["findings"]
-                    )
-                    for e in item["expect"]
-                )
+                lost = [
+                    _loss(out, local.url_for(_page(e)), _fold(e["words"])) for e in item["expect"]
+                ]
+                losses.update(loss for loss in lost if loss is not None)
+                hit = not any(lost)
             hits += hit
             print(f"  {'PASS' if hit else 'MISS'}  {out['status']:<22} {item['question'][:90]}")
         counts[category] = (hits, len(items))
@@ -216,13 +247,27 @@ async def _run_set(corpus: Corpus, limit: int | None) -> SetResult:
         f"{'met' if off_page == 0 else 'NOT met'}); median {median:.2f} s per question "
         f"(target <= {MEDIAN_S} s: {'met' if median <= MEDIAN_S else 'NOT met'})"
     )
+    print(f"{corpus.name}: missed parts lost at: {_losses(losses)}")
     return SetResult(
-        corpus.name, counts, off_page, median, ok and off_page == 0 and median <= MEDIAN_S
+        corpus.name, counts, off_page, median, ok and off_page == 0 and median <= MEDIAN_S, losses
     )
 
 
+def _losses(losses: Counter[str]) -> str:
+    return ", ".join(f"{stage} {losses[stage]}" for stage in LOSSES)
+
+
 def _summary(results: list[SetResult]) -> None:
-    """A line per set, then the totals of the held-out sets and of the others apart."""
+    """A line per set, then the totals of the held-out sets and of the others apart; the same
+    for where the missed parts were lost."""
+    groups = [
+        (label, group)
+        for label, group in (
+            ("tuned and second sets", [r for r in results if r.name not in HELD_OUT]),
+            ("held-out sets", [r for r in results if r.name in HELD_OUT]),
+        )
+        if group
+    ]
     print("\n== summary: answered single-hop, two-part; refused unanswerable; off page; median")
 
     def cells(counts: list[dict[str, tuple[int, int]]]) -> str:
@@ -235,12 +280,13 @@ def _summary(results: list[SetResult]) -> None:
 
     for r in results:
         print(f"  {r.name:<22} {cells([r.counts])}  {r.off_page:>3}  {r.median_s:.2f} s")
-    for label, group in (
-        ("tuned and second sets", [r for r in results if r.name not in HELD_OUT]),
-        ("held-out sets", [r for r in results if r.name in HELD_OUT]),
-    ):
-        if group:
-            print(f"  {label:<22} {cells([r.counts for r in group])}")
+    for label, group in groups:
+        print(f"  {label:<22} {cells([r.counts for r in group])}")
+    print("\n== missed expected parts, by where they were lost: " + ", ".join(LOSSES))
+    rows = [(r.name, r.losses) for r in results]
+    rows += [(label, sum((r.losses for r in group), Counter())) for label, group in groups]
+    for name, losses in rows:
+        print(f"  {name:<22} {'  '.join(f'{losses[stage]:>3}' for stage in LOSSES)}")
 
 
 def main() -> int:
