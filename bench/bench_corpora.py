@@ -2,9 +2,9 @@
 
 Each set (bench/golden_pydocs.json, golden_pg.json, golden_news.json, and the second sets
 golden_pydocs_b.json, golden_news_b.json and golden_sqlite.json, and the later held-out sets
-golden_pydocs_c.json, golden_pydocs_d.json and golden_news_c.json, written the same way; no
-one tuning read the later sets' questions, and of the held-out sets only totals are looked at)
-is a directory of real pages searched as a local corpus (the corpus
+golden_pydocs_c.json, golden_pydocs_d.json, golden_news_c.json and golden_pydocs_e.json,
+written the same way; no one tuning read the later sets' questions, and of the held-out sets
+only totals are looked at) is a directory of real pages searched as a local corpus (the corpus
 provider, the extractive composer, no keys, the chat profile: what
 ``quotebound research "Q" --corpus DIR --base-url URL`` does).
 Counts:
@@ -26,7 +26,8 @@ from the shared archive into the cache when needed.
 
     python bench/bench_corpora.py [--only NAME] [--limit N]
 
-NAME: pydocs, pg, news, pydocs_b, news_b, sqlite, pydocs_c, pydocs_d or news_c (repeatable).
+NAME: pydocs, pg, news, pydocs_b, news_b, sqlite, pydocs_c, pydocs_d, news_c or pydocs_e
+(repeatable).
 """
 
 from __future__ import annotations
@@ -129,8 +130,14 @@ CORPORA = {
     "news_c": lambda: Corpus(
         "news_c", "golden_news_c.json", _news_root(), "https://pages.example.org/"
     ),
+    "pydocs_e": lambda: Corpus(
+        "pydocs_e",
+        "golden_pydocs_e.json",
+        Path("/usr/share/doc/python3.11/html"),
+        "https://docs.python.org/3.11/",
+    ),
 }
-HELD_OUT = ("pydocs_c", "pydocs_d", "news_c")
+HELD_OUT = ("pydocs_c", "pydocs_d", "news_c", "pydocs_e")
 """The later sets, of which only totals are looked at; the summary adds them up apart."""
 CATEGORIES = ("questions", "two_part", "unanswerable")
 LOSSES = ("not found", "not read", "no quote", "not chosen", "refused")

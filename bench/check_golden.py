@@ -31,6 +31,7 @@ DEFAULT_FILES = (
     "golden_pydocs_c.json",
     "golden_pydocs_d.json",
     "golden_news_c.json",
+    "golden_pydocs_e.json",
 )
 CATEGORIES = ("questions", "two_part", "unanswerable")
 # fmt: off
