@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from quotebound.text.page import Block, Page
 from quotebound.text.parsing import parse_page
-from quotebound.text.passages import HeadingIndex, clean_heading, passages
+from quotebound.text.passages import HeadingIndex, clean_heading, passages, under_heading
 
 DOC = """<html><head><title>Resource Consumption</title></head><body><main>
 <h1>Resource Consumption¶</h1><h2>Disk¶</h2>
@@ -34,3 +34,14 @@ def test_passages_come_from_main_blocks_only() -> None:
     page = Page(text=text, title="Story", blocks=blocks)
     assert [p.text for p in passages(page)] == [text[30:]]
     assert list(passages(parse_page(DOC)))  # a parsed page with text always has main blocks
+
+
+def test_a_text_reads_under_the_last_heading_of_its_path_unless_that_is_the_title() -> None:
+    path = "Design and History FAQ / How are lists implemented in CPython?"
+    assert (
+        under_heading(path, "CPython's lists are arrays.")
+        == "How are lists implemented in CPython?: CPython's lists are arrays."
+    )
+    assert under_heading("", "Text.") == "Text."
+    assert under_heading("Python FAQ", "Text.", besides="Python FAQ") == "Text."
+    assert under_heading("Python FAQ", "Text.", besides="Other") == "Python FAQ: Text."

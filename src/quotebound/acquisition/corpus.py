@@ -50,7 +50,7 @@ from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.storage.rawstore import RawPage, parsed_page
 from quotebound.text.documents import decode_document
 from quotebound.text.page import Page
-from quotebound.text.passages import passage_head
+from quotebound.text.passages import passage_head, under_heading
 from quotebound.tiers import TrustTier
 from quotebound.urls import canonical_url
 
@@ -205,7 +205,9 @@ class LocalCorpus:
             pages: dict[str, list[tuple[float, str, str]]] = {}
             found: dict[str, list[tuple[int, str]]] = {}
             for rank, (path, title, heading, body, score) in enumerate(_own_passages(db, matched)):
-                pages.setdefault(path, []).append((-score, title, _headed(title, heading, body)))
+                pages.setdefault(path, []).append(
+                    (-score, title, under_heading(heading, body, besides=title))
+                )
                 if len(found.setdefault(path, [])) < _PASSAGES_KEPT:
                     found[path].append((rank, passage_head(body)))
             ranked = sorted(pages, key=lambda p: (-_page_score(pages[p]), p))
@@ -221,7 +223,7 @@ class LocalCorpus:
                         (r, passage_head(b)) for r, (_, _, b) in zip(ranks, rows, strict=False)
                     ]
                     rows = rows or db.execute(_FIRST_PASSAGE, (twin,)).fetchall()
-                    pages[twin] = [(0.0, t, _headed(t, h, b)) for t, h, b in rows]
+                    pages[twin] = [(0.0, t, under_heading(h, b, besides=t)) for t, h, b in rows]
                     kept[i] = twin
         out = []
         for rank, path in enumerate(kept, start=1):
@@ -383,14 +385,6 @@ def _own_passages(
         for i, j in twins
     }
     return [r for i, r in enumerate(rows) if i not in dropped]
-
-
-def _headed(title: str, heading: str, body: str) -> str:
-    """A passage as a result's snippet shows it: under the heading it sits right under, unless
-    that is the page's title ("How are lists implemented in CPython?: CPython's lists are
-    ...")."""
-    last = heading.rpartition(" / ")[2]
-    return f"{last}: {body}" if last and last != title else body
 
 
 def _page_score(scores: list[tuple[float, str, str]]) -> float:

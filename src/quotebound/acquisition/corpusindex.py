@@ -23,7 +23,7 @@ from quotebound.acquisition.ftsquery import option_keys
 from quotebound.errors import ConfigError, FetchError
 from quotebound.storage.rawstore import RawPage
 from quotebound.text.page import Page
-from quotebound.text.passages import passages
+from quotebound.text.passages import HEADING_SEPARATOR, passages
 
 __all__ = [
     "MEDIA_TYPES",
@@ -166,7 +166,7 @@ def refresh_index(
             db.executemany(
                 "INSERT INTO passages(path, title, heading, body, keys) VALUES (?, ?, ?, ?, ?)",
                 (
-                    (rel, title, " / ".join(p.headings), p.text, option_keys(p.text))
+                    (rel, title, HEADING_SEPARATOR.join(p.headings), p.text, option_keys(p.text))
                     for p in passages(parsed)
                 ),
             )

@@ -39,7 +39,13 @@ from quotebound.evidence.relevance import (
     text_terms,
 )
 from quotebound.text.page import Page
-from quotebound.text.passages import HeadingIndex, passage_head, passages
+from quotebound.text.passages import (
+    HEADING_SEPARATOR,
+    HeadingIndex,
+    passage_head,
+    passages,
+    under_heading,
+)
 
 __all__ = ["Ranked", "by_meaning", "by_page_rank", "proximity", "rank_pages"]
 
@@ -49,7 +55,6 @@ _HEADING_WEIGHT = 0.1
 _PROSE_WEIGHT = 0.1
 _PROSE = re.compile(r"[^\W\d_]{2}[.!?](?:\s|$)")
 """A sentence's end: prose, not a list of index terms, table cells or code."""
-_SEPARATOR = " / "
 _RETRIEVED_WEIGHT = 1.0
 _RETRIEVED_K = 3.0
 """Reciprocal rank fusion: a quote in the search's passage of rank r (0 best) gains
@@ -214,7 +219,7 @@ def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
         return ranked  # nothing to compare: the encoder is not even loaded
     quotes = [ranked[page][i].candidate.quote for page, i in top]
     headed = [
-        _headed(ranked[page][i].context, quote)
+        under_heading(ranked[page][i].context, quote)
         for (page, i), quote in zip(top, quotes, strict=True)
     ]
     close = encoder.similarities(questions, [*quotes, *headed])
@@ -243,12 +248,6 @@ def by_page_rank(ranked: list[list[Ranked]], searched: Sequence[int | None]) -> 
     ]
 
 
-def _headed(context: str, quote: str) -> str:
-    """``quote`` under the heading it sits right under (its page's title when it has none)."""
-    heading = context.rpartition(_SEPARATOR)[2]
-    return f"{heading}: {quote}" if heading else quote
-
-
 def _retrieved_ranks(
     page: Page, candidates: Sequence[Candidate], retrieved: Mapping[str, int]
 ) -> list[int | None]:
@@ -274,6 +273,9 @@ def _contexts(page: Page, title: str, candidates: Sequence[Candidate]) -> list[t
         path = headings.at(c.start)
         if path not in joined:
             shown = (title, *path) if title not in path[:1] else path  # a title often is the h1
-            joined[path] = (_SEPARATOR.join(h for h in shown if h), _SEPARATOR.join(path))
+            joined[path] = (
+                HEADING_SEPARATOR.join(h for h in shown if h),
+                HEADING_SEPARATOR.join(path),
+            )
         out.append(joined[path])
     return out

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from quotebound.text.page import Block, Page
 
 __all__ = [
+    "HEADING_SEPARATOR",
     "HEAD_CHARS",
     "MAX_PASSAGE_WORDS",
     "HeadingIndex",
@@ -24,10 +25,14 @@ __all__ = [
     "clean_heading",
     "passage_head",
     "passages",
+    "under_heading",
 ]
 
 MAX_PASSAGE_WORDS = 120
 """A passage ends at the block that takes it past this many words."""
+
+HEADING_SEPARATOR = " / "
+"""What joins the headings of a heading path written as one string ("Title / h2 / h3")."""
 
 HEAD_CHARS = 80
 """Characters of a passage that identify it (see :func:`passage_head`)."""
@@ -54,6 +59,14 @@ def passage_head(text: str) -> str:
     """The first ``HEAD_CHARS`` characters of a passage with whitespace folded: enough to find
     the passage again in the page it came from."""
     return " ".join(text.split())[:HEAD_CHARS]
+
+
+def under_heading(path: str, text: str, *, besides: str = "") -> str:
+    """``text`` under the last heading of ``path`` (a heading path joined by
+    ``HEADING_SEPARATOR``), as a reader sees it: "How are lists implemented in CPython?:
+    CPython's lists are ..."; ``text`` alone when there is no heading or it is ``besides``."""
+    last = path.rpartition(HEADING_SEPARATOR)[2]
+    return f"{last}: {text}" if last and last != besides else text
 
 
 def clean_heading(text: str) -> str:
