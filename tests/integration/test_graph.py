@@ -7,6 +7,7 @@ real graph; only the LLM is replaced, by langchain-core's scripted fake chat mod
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import re
 import shutil
@@ -22,6 +23,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_config
 from langgraph.store.base import PutOp
 from langgraph.store.memory import InMemoryStore
+from markdown_it import MarkdownIt
 from tern import BASE, CORPUS, tern_corpus
 
 from quotebound.acquisition.corpus import LocalCorpus
@@ -475,8 +477,11 @@ async def test_page_markup_in_quotes_is_inert_in_the_report(tmp_path: Path) -> N
     assert out["status"] == "answered"
     assert "<a href" in out["findings"][0]["quote"]  # the finding keeps the page's exact words
     report = out["report_markdown"]
-    assert re.search(r"(?<!\\)[<>]", report) is None  # every angle bracket is escaped
+    assert re.search(r"(?<!\\)<", report) is None  # every "<" is escaped: no tag can open
     assert "\\<a href" in report
+    rendered = MarkdownIt("commonmark").render(report)  # as a Markdown viewer shows it
+    assert '<a href="//evil' not in rendered and "<img" not in rendered
+    assert html.escape('<a href="//evil.example/steal">packing guide</a>') in rendered  # as text
 
 
 async def test_an_answer_rejected_by_review_says_so(tmp_path: Path) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any, Literal
 
 import pytest
 from h6_compose.factory import SHUTIL, SUBPROCESS, TIMEOUT_A, TIMEOUT_B, Page, evidence_for
+from markdown_it import MarkdownIt
 
 from quotebound.records import Finding, SourceInfo
 from quotebound.report.extractive import compose_extractive
@@ -178,6 +180,35 @@ def test_page_text_cannot_add_links_or_break_layout() -> None:
     assert not re.search(r"(?<!\\)\]\(http://evil", report)
     assert "\\[link\\](http://evil.example)" in report
     assert not any(line.startswith("# Not") or line == "## Fake" for line in report.splitlines())
+
+
+def test_page_text_reads_as_written_where_it_forms_no_markup() -> None:
+    quote = "D.copy() -> a shallow copy of D; 3 > 2 and 1. is a number"
+    finding = _finding("D.copy() -> a shallow copy of D.", COPY_QUOTE, SHUTIL)
+    finding["quote"] = quote
+    report = _answered(findings=[finding], answer="D.copy() -> a shallow copy of D.")
+    assert f'"{quote}"' in report
+    assert "\\>" not in report
+
+
+def _tags(markdown: str) -> list[str]:
+    return re.findall(r"</?\w+", MarkdownIt("commonmark").render(markdown))
+
+
+@pytest.mark.parametrize(
+    "start", ["> a quote", "# a heading", "- an item", "+ an item", "1. an item", "2) an item",
+              "```python", "~~~", "---", "***", "___"]
+)  # fmt: skip
+def test_page_text_opens_no_block_where_a_line_or_item_begins(start: str) -> None:
+    def report(text: str) -> str:
+        finding = _finding(f"{text} claim", COPY_QUOTE, SHUTIL)
+        finding["quote"], finding["title"] = f"{text} quote", f"{text} title"
+        return _answered(findings=[finding], answer=f"{text} answer")
+
+    assert _tags(report(start)) == _tags(report("plain"))  # the report's own layout only
+    rendered = MarkdownIt("commonmark").render(report(start))
+    for role in ("answer", "claim", "quote", "title"):
+        assert html.escape(f"{start} {role}", quote=False) in rendered  # shown as written
 
 
 def test_urls_with_parentheses_and_spaces_stay_one_link() -> None:

@@ -24,7 +24,16 @@ __all__ = ["grounding_confidence", "render_report", "report_tier"]
 Confidence = Literal["high", "medium", "low", "insufficient"]
 
 _NEWLINES = re.compile(r"\s*[\r\n]+\s*")
-_INERT = re.compile(r"[\\\[\]<>]")
+_INERT = re.compile(r"[\\\[\]<`]")
+"""What can start a link, image, autolink, HTML tag or code span anywhere in a line (a code
+span from one field to the next would swallow the link between them). A ``>`` cannot, so
+"D.copy() -> a shallow copy" reads as the page wrote it."""
+_BLOCK_MARK = re.compile(
+    r">|#{1,6}(?=\s|$)|~{3,}|[-+*](?=\s|$)|(?:[-*_]\s*){3,}$|(\d{1,9})(?=[.)](?:\s|$))"
+)
+"""What opens a block where a line or a list item begins: a quote (``>``), a heading (``#``),
+a code fence (``~~~``; backticks are always escaped), a list item (``-``, ``1.``) or a rule
+(``---``)."""
 
 
 def grounding_confidence(n_findings: int) -> Confidence:
@@ -60,7 +69,7 @@ def render_report(
     verified = status == Status.ANSWERED
     shown = shown_findings(status, findings)
     lines = [f"# {_inline(question)}", "", "## Direct answer", ""]
-    lines.append(_inline(answer_text(status, answer, findings, missing)))
+    lines.append(_opening(answer_text(status, answer, findings, missing)))
     lines += ["", "## Verified findings", ""]
     lines += [_finding_line(f) for f in shown] or ["None."]
     lines += ["", "## Conflicts and uncertainty", ""]
@@ -73,7 +82,7 @@ def render_report(
 
 def _finding_line(finding: Finding) -> str:
     return (
-        f"* {_inline(finding['claim'])} - {_link(finding['title'], finding['url'])} - "
+        f"* {_opening(finding['claim'])} - {_link(finding['title'], finding['url'])} - "
         f'"{_inline(finding["quote"])}"'
     )
 
@@ -132,9 +141,23 @@ def _confidence_line(findings: Sequence[Finding]) -> str:
 
 
 def _inline(text: str) -> str:
-    """One line of inert Markdown: newlines folded; brackets, angle brackets and backslashes
-    escaped, so page text can form no link, image, autolink or HTML tag in the report."""
+    """One line of inert Markdown: newlines folded; brackets, ``<``, backticks and backslashes
+    escaped, so page text can form no link, image, autolink, HTML tag or code span in the
+    report. Nothing else is escaped, so a reader of the Markdown itself finds the page's words
+    as written wherever none of these occur ("D.copy() -> ...")."""
     return _INERT.sub(r"\\\g<0>", _NEWLINES.sub(" ", text.strip()))
+
+
+def _opening(text: str) -> str:
+    """:func:`_inline` text that begins a line or a list item (the direct answer, a claim),
+    with a block marker it begins with escaped, so it opens no quote, heading, list, code
+    block or rule."""
+    line = _inline(text)
+    mark = _BLOCK_MARK.match(line)
+    if mark is None:
+        return line
+    at = mark.end(1) if mark.group(1) else 0  # "1\. ..." and "\> ..."
+    return f"{line[:at]}\\{line[at:]}"
 
 
 def _link(title: str, url: str) -> str:
