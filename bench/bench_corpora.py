@@ -2,11 +2,11 @@
 
 Each set (bench/golden_pydocs.json, golden_pg.json, golden_news.json, and the second sets
 golden_pydocs_b.json, golden_news_b.json and golden_sqlite.json, and the later held-out sets
-golden_pydocs_c.json, golden_pydocs_d.json, golden_news_c.json and golden_pydocs_e.json,
-written the same way; no one tuning read the later sets' questions, and of the held-out sets
-only totals are looked at) is a directory of real pages searched as a local corpus (the corpus
-provider, the extractive composer, no keys, the chat profile: what
-``quotebound research "Q" --corpus DIR --base-url URL`` does).
+golden_pydocs_c.json, golden_pydocs_d.json, golden_news_c.json, golden_pydocs_e.json,
+golden_pg_b.json and golden_sqlite_b.json, written the same way; no one tuning read the later
+sets' questions, and of the held-out sets only totals are looked at) is a directory of real
+pages searched as a local corpus (the corpus provider, the extractive composer, no keys, the
+chat profile: what ``quotebound research "Q" --corpus DIR --base-url URL`` does).
 Counts:
 
 - answered: for every expected part, a finding cites the expected page and its quote contains
@@ -26,8 +26,8 @@ from the shared archive into the cache when needed.
 
     python bench/bench_corpora.py [--only NAME] [--limit N]
 
-NAME: pydocs, pg, news, pydocs_b, news_b, sqlite, pydocs_c, pydocs_d, news_c or pydocs_e
-(repeatable).
+NAME: pydocs, pg, news, pydocs_b, news_b, sqlite, pydocs_c, pydocs_d, news_c, pydocs_e, pg_b or
+sqlite_b (repeatable).
 """
 
 from __future__ import annotations
@@ -136,8 +136,17 @@ CORPORA = {
         Path("/usr/share/doc/python3.11/html"),
         "https://docs.python.org/3.11/",
     ),
+    "pg_b": lambda: Corpus(
+        "pg_b",
+        "golden_pg_b.json",
+        Path("/usr/share/doc/postgresql-doc-15/html"),
+        "https://www.postgresql.org/docs/15/",
+    ),
+    "sqlite_b": lambda: Corpus(
+        "sqlite_b", "golden_sqlite_b.json", Path("/usr/share/doc/sqlite3"), "https://sqlite.org/"
+    ),
 }
-HELD_OUT = ("pydocs_c", "pydocs_d", "news_c", "pydocs_e")
+HELD_OUT = ("pydocs_c", "pydocs_d", "news_c", "pydocs_e", "pg_b", "sqlite_b")
 """The later sets, of which only totals are looked at; the summary adds them up apart."""
 CATEGORIES = ("questions", "two_part", "unanswerable")
 LOSSES = ("not found", "not read", "no quote", "not chosen", "refused")

@@ -32,6 +32,8 @@ DEFAULT_FILES = (
     "golden_pydocs_d.json",
     "golden_news_c.json",
     "golden_pydocs_e.json",
+    "golden_pg_b.json",
+    "golden_sqlite_b.json",
 )
 CATEGORIES = ("questions", "two_part", "unanswerable")
 # fmt: off
