@@ -4,9 +4,11 @@ Each set (bench/golden_pydocs.json, golden_pg.json, golden_news.json, and the se
 golden_pydocs_b.json, golden_news_b.json and golden_sqlite.json, and the later held-out sets
 golden_pydocs_c.json, golden_pydocs_d.json, golden_news_c.json, golden_pydocs_e.json,
 golden_pg_b.json and golden_sqlite_b.json, written the same way; no one tuning read the later
-sets' questions, and of the held-out sets only totals are looked at) is a directory of real
-pages searched as a local corpus (the corpus provider, the extractive composer, no keys, the
-chat profile: what ``quotebound research "Q" --corpus DIR --base-url URL`` does).
+sets' questions, and of the held-out sets only totals are looked at; and the development sets
+golden_pg_dev.json and golden_sqlite_dev.json, written the same way after them, whose misses may
+be read) is a directory of real pages searched as a local corpus (the corpus provider, the
+extractive composer, no keys, the chat profile: what ``quotebound research "Q" --corpus DIR
+--base-url URL`` does).
 Counts:
 
 - answered: for every expected part, a finding cites the expected page and its quote contains
@@ -19,15 +21,15 @@ Counts:
   never found by the search, found but not read, read but no verified quote holds the gold
   words, such a quote verified but not cited, or such a quote verified but the run refused.
 
-The run ends with a summary: a line per set, then the totals of the held-out sets and of the
-others apart, and the same for where the missed parts were lost. Exits 1 when a set misses a
-threshold. A set whose corpus is absent is skipped with a message; the news pages are unpacked
-from the shared archive into the cache when needed.
+The run ends with a summary: a line per set, then the totals of the held-out sets, of the
+development sets and of the others apart, and the same for where the missed parts were lost.
+Exits 1 when a set misses a threshold. A set whose corpus is absent is skipped with a message;
+the news pages are unpacked from the shared archive into the cache when needed.
 
     python bench/bench_corpora.py [--only NAME] [--limit N]
 
-NAME: pydocs, pg, news, pydocs_b, news_b, sqlite, pydocs_c, pydocs_d, news_c, pydocs_e, pg_b or
-sqlite_b (repeatable).
+NAME: pydocs, pg, news, pydocs_b, news_b, sqlite, pydocs_c, pydocs_d, news_c, pydocs_e, pg_b,
+sqlite_b, pg_dev or sqlite_dev (repeatable).
 """
 
 from __future__ import annotations
@@ -145,9 +147,25 @@ CORPORA = {
     "sqlite_b": lambda: Corpus(
         "sqlite_b", "golden_sqlite_b.json", Path("/usr/share/doc/sqlite3"), "https://sqlite.org/"
     ),
+    # Development sets, written the same way after the held-out ones: their questions may be
+    # read to see why a run missed, and they are summed apart from the first six sets.
+    "pg_dev": lambda: Corpus(
+        "pg_dev",
+        "golden_pg_dev.json",
+        Path("/usr/share/doc/postgresql-doc-15/html"),
+        "https://www.postgresql.org/docs/15/",
+    ),
+    "sqlite_dev": lambda: Corpus(
+        "sqlite_dev",
+        "golden_sqlite_dev.json",
+        Path("/usr/share/doc/sqlite3"),
+        "https://sqlite.org/",
+    ),
 }
 HELD_OUT = ("pydocs_c", "pydocs_d", "news_c", "pydocs_e", "pg_b", "sqlite_b")
 """The later sets, of which only totals are looked at; the summary adds them up apart."""
+DEVELOPMENT = ("pg_dev", "sqlite_dev")
+"""Sets written after the held-out ones to read misses on; the summary adds them up apart."""
 CATEGORIES = ("questions", "two_part", "unanswerable")
 LOSSES = ("not found", "not read", "no quote", "not chosen", "refused")
 """The stage that lost a missed expected part, in the order a run goes through them."""
@@ -279,8 +297,12 @@ def _summary(results: list[SetResult]) -> None:
     groups = [
         (label, group)
         for label, group in (
-            ("tuned and second sets", [r for r in results if r.name not in HELD_OUT]),
+            (
+                "tuned and second sets",
+                [r for r in results if r.name not in HELD_OUT + DEVELOPMENT],
+            ),
             ("held-out sets", [r for r in results if r.name in HELD_OUT]),
+            ("development sets", [r for r in results if r.name in DEVELOPMENT]),
         )
         if group
     ]

@@ -34,6 +34,8 @@ DEFAULT_FILES = (
     "golden_pydocs_e.json",
     "golden_pg_b.json",
     "golden_sqlite_b.json",
+    "golden_pg_dev.json",
+    "golden_sqlite_dev.json",
 )
 CATEGORIES = ("questions", "two_part", "unanswerable")
 # fmt: off
