@@ -30,6 +30,7 @@ from quotebound.report.answering import (
     CLOSE_MEANING,
     FAR_MEANING,
     RELATED_MEANING,
+    VERY_CLOSE_MEANING,
 )
 from quotebound.report.extractive import compose_extractive
 from quotebound.report.quality import ReviewResult, review_composition
@@ -259,6 +260,19 @@ def test_a_close_quote_in_a_best_passage_answers_when_it_spells_the_named_code()
         {"meaning": CLOSE_MEANING - 0.05},
         {"relevance": 0.1, "parts": [0.1]},
     ):
+        other = {**found, **change}
+        assert compose_extractive(LEASE_QUESTION, [other])["findings"] == [], change  # type: ignore[list-item]
+
+
+def test_a_very_close_quote_in_a_best_passage_answers_whatever_words_it_shares() -> None:
+    quote = "Items stay in the widget store until their lease of one hour runs out."
+    # Next to none of the question's terms by their weight over the quotes read (every page
+    # read is about the widget store), in the search's second-best passage.
+    found = _scored(quote, 0.03, VERY_CLOSE_MEANING + 0.01)
+    found.update(retrieved=1, spelled=False)
+    assert compose_extractive(LEASE_QUESTION, [found])["findings"][0]["quote"] == quote
+    # Found lower or not at all by the search, or only close in meaning, it does not answer.
+    for change in ({"retrieved": 3}, {"retrieved": None}, {"meaning": VERY_CLOSE_MEANING - 0.01}):
         other = {**found, **change}
         assert compose_extractive(LEASE_QUESTION, [other])["findings"] == [], change  # type: ignore[list-item]
 

@@ -24,6 +24,7 @@ __all__ = [
     "CLOSE_MEANING",
     "FAR_MEANING",
     "RELATED_MEANING",
+    "VERY_CLOSE_MEANING",
     "answers",
     "composable_evidence",
 ]
@@ -37,6 +38,11 @@ _CLOSE_RELEVANCE = 0.3
 _FOUND_RELEVANCE = 0.15
 """A quote close in meaning, inside one of the search's best passages and spelling every
 identifier the question names, answers from this relevance."""
+VERY_CLOSE_MEANING = 0.8
+"""A quote at least this close in meaning, inside one of the search's best passages, answers
+whatever share of the question's terms it holds: the terms it shares may be the topic of every
+quote read ("JIT" for "is JIT worth it for short queries?" over pages about JIT), which
+their IDF over those quotes discounts to next to nothing."""
 FAR_MEANING = 0.2
 """A quote less close in meaning than this never answers."""
 RELATED_MEANING = 0.5
@@ -56,7 +62,8 @@ def answers(item: EvidenceItem, part: int | None = None) -> bool:
     fair part of the question's (or part's) terms and close in meaning to the question (its
     closest part; :mod:`~quotebound.evidence.encoder`); or close in meaning, inside one of the
     search's best passages and spelling every identifier the question names (``spelled``),
-    sharing a smaller part of its terms. A quote whose meaning was compared and
+    sharing a smaller part of its terms; or very close in meaning and inside one of the search's
+    best passages, whatever terms it shares. A quote whose meaning was compared and
     found far from the question's never answers, whatever words it shares: a page that names the
     question's terms about something else."""
     score = item["relevance"] if part is None else item["parts"][part]
@@ -66,11 +73,13 @@ def answers(item: EvidenceItem, part: int | None = None) -> bool:
     found = item.get("retrieved")
     best_found = found is not None and found < _RETRIEVED_TOP
     close = meaning is not None and meaning >= CLOSE_MEANING
+    very_close = meaning is not None and meaning >= VERY_CLOSE_MEANING
     return (
         score >= RELEVANCE_THRESHOLD
         or (score >= SUPPORT_THRESHOLD and best_found)
         or (close and score >= _CLOSE_RELEVANCE)
         or (close and best_found and score >= _FOUND_RELEVANCE and item.get("spelled", False))
+        or (very_close and best_found)
     )
 
 
