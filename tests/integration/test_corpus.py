@@ -272,6 +272,13 @@ def test_code_names_are_identifiers_capitals_and_options() -> None:
         "CREATE PROCEDURE": '"create procedure"'
     }
     assert code_names("What does zip() return, and what is a round (of golf)?") == {"zip": '"zip"'}
+    # A shell's dot-command and a file extension are code; a dot inside a word or an ellipsis
+    # is not.
+    assert code_names("What does the .heatmap dot-command show for .py files?") == {
+        ".heatmap": '"heatmap"',
+        ".py": '"py"',
+    }
+    assert code_names("Is it e.g. faster... or slower?") == {}
 
 
 async def test_unspelled_names_the_code_no_document_spells(root: Path, tmp_path: Path) -> None:
@@ -287,6 +294,8 @@ async def test_unspelled_names_the_code_no_document_spells(root: Path, tmp_path:
     assert corpus.unspelled("Is BASALT LAVA runny? Does LAVA ERUPT?") == ["LAVA ERUPT"]
     # A method's page often omits its class or module (pydoc writes "copytree(src, dst)").
     assert corpus.unspelled("What does biology.photosynthesis() make?") == []
+    # A dot-command by its words: ".basalt" is spelled, ".tremor_map" is not.
+    assert corpus.unspelled("Does .basalt beat .tremor_map?") == [".tremor_map"]
 
 
 async def test_results_are_deterministic(root: Path, tmp_path: Path) -> None:

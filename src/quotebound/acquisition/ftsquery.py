@@ -22,6 +22,9 @@ _CODE = re.compile(
 """Code a text names: an identifier (a dot, an underscore, an inner capital, or a word written
 as a call: ``zip()``), a run of words in capitals (``CREATE PROCEDURE``, spelled together) or
 a word in capitals (``MEDIUMBLOB``)."""
+_DOT_NAME = re.compile(r"(?<![\w.])\.([A-Za-z][\w-]*)")
+"""A name written after a dot at a word's start: a shell's dot-command (``.mode``), a file
+extension (``.pyc``)."""
 _LETTERS = re.compile(r"[A-Za-z]{2}")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _STOPWORDS = frozenset({
@@ -47,16 +50,25 @@ def code_names(text: str) -> dict[str, str]:
     """The code ``text`` names, as written, each with the FTS5 query of a passage that spells
     it: an identifier by its last part (``sort_by_value`` of ``dict.sort_by_value()``: pages
     about a method often omit its class), words in capitals (``MEDIUMBLOB``; a run of them,
-    such as ``CREATE PROCEDURE``, as one phrase) and an option (``--turbo-start``, by its option
-    key). Numbers (``3.11``) name no code."""
+    such as ``CREATE PROCEDURE``, as one phrase), a dot-command or file extension (``.heatmap``,
+    by its words) and an option (``--turbo-start``, by its option key). Numbers (``3.11``) name
+    no code."""
     names: dict[str, str] = {}
     for token in _CODE.findall(text):
         last = token.rpartition(".")[2]
         if _LETTERS.search(last):
-            names[last] = '"' + " ".join(_WORD.findall(last.lower())) + '"'
+            names[last] = _phrase(last)
+    for name in _DOT_NAME.findall(text):
+        if _LETTERS.search(name):
+            names["." + name] = _phrase(name)
     for dashes, name in _OPTION.findall(text):
         names[dashes + name] = f'keys : "{_option_key(dashes, name)}"'
     return names
+
+
+def _phrase(name: str) -> str:
+    """The FTS5 phrase of a passage that spells ``name``: its words, quoted."""
+    return '"' + " ".join(_WORD.findall(name.lower())) + '"'
 
 
 def fts_query(text: str) -> str | None:
