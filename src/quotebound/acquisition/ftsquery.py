@@ -85,9 +85,8 @@ def fts_query(text: str) -> str | None:
         return None
     terms = [w for w in words if w not in _STOPWORDS] or words
     phrases = [
-        " ".join(_WORD.findall(m.lower()))
-        for m in [*_IDENTIFIER.findall(text), *_QUOTED.findall(text)]
+        _phrase(m) for m in [*_IDENTIFIER.findall(text), *_QUOTED.findall(text)] if _WORD.search(m)
     ]
     keys = [f'keys : "{_option_key(d, n)}"' for d, n in _OPTION.findall(text)]
-    named = [*dict.fromkeys(f'"{p}"' for p in phrases if p), *dict.fromkeys(keys)]
+    named = [*dict.fromkeys(phrases), *dict.fromkeys(keys)]
     return " OR ".join([*named, *named, *(f'"{w}"' for w in terms)])
