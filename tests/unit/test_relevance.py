@@ -172,6 +172,49 @@ def test_a_preamble_joins_the_part_it_sets_the_scene_for() -> None:
     ) == ["Which values may PYTHONHASHSEED take", "why are str and bytes hashes randomized"]
 
 
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        # the second sentence opens with a conjunction; the first asks after a dash
+        (
+            "My cron job calls os.popen2() and breaks on Python 3 - what replaced it? "
+            "And which module should new code use to run commands?",
+            [
+                "My cron job calls os.popen2() and breaks on Python 3 - what replaced it",
+                "which module should new code use to run commands",
+            ],
+        ),
+        # the first part asks after a preamble and a comma, with an auxiliary
+        (
+            "For a large table, can VACUUM FULL run without locking it, "
+            "and can pg_repack be used instead?",
+            [
+                "For a large table, can VACUUM FULL run without locking it",
+                "can pg_repack be used instead",
+            ],
+        ),
+        # a dash before the second part's conjunction is not kept at the first part's end
+        (
+            "What does os.scandir() yield - and is it faster than os.listdir()?",
+            ["What does os.scandir() yield", "is it faster than os.listdir()"],
+        ),
+        # the second part sets its own scene with a condition before it asks
+        (
+            "Does the sorted() builtin keep equal items in order, and if a key function "
+            "raises, what happens to the list being sorted?",
+            [
+                "Does the sorted() builtin keep equal items in order",
+                "if a key function raises, what happens to the list being sorted",
+            ],
+        ),
+    ],
+)
+def test_parts_that_open_with_a_conjunction_a_preamble_or_a_condition(
+    question: str, parts: list[str]
+) -> None:
+    assert sub_questions(question) == parts
+
+
 def test_term_coverage_measures_support() -> None:
     quote = "copytree recursively copies an entire directory tree."
     assert term_coverage("copytree copies a directory tree", quote) == 1.0

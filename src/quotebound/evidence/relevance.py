@@ -84,23 +84,26 @@ _LEADING = r"(?:(?:in|on|at|for|from|by|under|to|with|of|during|after|before|sin
 """A preposition a question word may follow: "on what date", "since which version"."""
 _SPLIT = re.compile(
     r"\s*(?:[;?]|(\bas well as\b|\band also\b)"
-    rf"|(?:,\s*)?\band\b(?=\s+{_LEADING}(?:{_ASKING})\b)"
+    rf"|(?:,\s*)?\band\b(?=\s+(?:{_LEADING}(?:{_ASKING})|if)\b)"
     rf"|,\s*(?={_LEADING}(?:{'|'.join(_QUESTION_WORDS)})\b))\s*",
     re.IGNORECASE,
 )
 """Where a question's parts meet: ``;`` or ``?``, "as well as", "and also" (the one group: what
 follows them is asked for too), "and" before a question word or auxiliary ("..., and how ...",
-"... and is ..."; not "X and Y"), a comma before a question word."""
+"... and is ..."; not "X and Y") or before a condition ("..., and if X, what ..."), a comma
+before a question word."""
 _WH = "|".join(w for w in _QUESTION_WORDS if w != "when")
 _AUXILIARY = "|".join(AUXILIARIES)
 _ASKS = re.compile(
-    rf"(?:^|:\s*){_LEADING}(?:(?:{_WH})\b|when\s+(?:{_AUXILIARY})\b"
+    r"(?:^|[:,]\s*|\s[-–—]\s*)(?:(?:and|but|also|so)\s+)?"
+    rf"{_LEADING}(?:(?:{_WH})\b|when\s+(?:{_AUXILIARY})\b"
     rf"|(?:{_AUXILIARY}|explain|describe|tell|name|list|give|show|compare|find|summari[sz]e)\b)",
     re.IGNORECASE,
 )
-"""A piece that asks something: it opens (or goes on after a colon) with a question word
-("On what date ...", "When did ..."), an auxiliary ("Can I ...") or a request ("Explain ...").
-"When I sort ...", "In a StrEnum", "If the server has ..." only set the scene."""
+"""A piece that asks something: it opens, or goes on after a colon, a comma or a dash, with a
+question word ("On what date ...", "When did ..."), an auxiliary ("Can I ...", "For a large
+table, can ...") or a request ("Explain ..."), a conjunction allowed before it ("And which
+..."). "When I sort ...", "In a StrEnum", "If the server has ..." only set the scene."""
 
 _STOPWORD_LIST = """
     a about above after again against all am an and any are aren as at be because been before
@@ -212,7 +215,7 @@ def _parts(question: str) -> tuple[str, ...]:
             merged.append(span)
     if len(merged) > 1 and terms(merged[-1]) < 2:
         merged[-2][1] = merged.pop()[1]
-    parts = [question[a:b].strip(" ,.") for a, b in merged]
+    parts = [question[a:b].lstrip(" ,.").rstrip(" ,.-–—") for a, b in merged]
     return tuple(parts) if len(parts) > 1 else (question,)
 
 
