@@ -193,6 +193,11 @@ def test_a_preamble_joins_the_part_it_sets_the_scene_for() -> None:
                 "can pg_repack be used instead",
             ],
         ),
+        # a conjunction that opens a part joins it to the question; it is not asked
+        (
+            "What does os.scandir() yield? Also, is it faster than os.listdir()?",
+            ["What does os.scandir() yield", "is it faster than os.listdir()"],
+        ),
         # a dash before the second part's conjunction is not kept at the first part's end
         (
             "What does os.scandir() yield - and is it faster than os.listdir()?",

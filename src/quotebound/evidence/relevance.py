@@ -92,6 +92,9 @@ _SPLIT = re.compile(
 follows them is asked for too), "and" before a question word or auxiliary ("..., and how ...",
 "... and is ..."; not "X and Y") or before a condition ("..., and if X, what ..."), a comma
 before a question word."""
+_OPENING = re.compile(r"(?:and|but|also|so)(?:,\s*|\s+)(?=\S)", re.IGNORECASE)
+"""A conjunction a part opens with ("Also, how ..."): it joins the part to the question, it
+is not part of what is asked."""
 _WH = "|".join(w for w in _QUESTION_WORDS if w != "when")
 _AUXILIARY = "|".join(AUXILIARIES)
 _ASKS = re.compile(
@@ -216,6 +219,7 @@ def _parts(question: str) -> tuple[str, ...]:
     if len(merged) > 1 and terms(merged[-1]) < 2:
         merged[-2][1] = merged.pop()[1]
     parts = [question[a:b].lstrip(" ,.").rstrip(" ,.-–—") for a, b in merged]
+    parts = [p[m.end() :] if (m := _OPENING.match(p)) else p for p in parts]
     return tuple(parts) if len(parts) > 1 else (question,)
 
 
