@@ -42,6 +42,7 @@ import sys
 import tarfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,79 +89,44 @@ def _cache() -> Path:
     return Path(platformdirs.user_cache_dir("quotebound")) / "bench"
 
 
+PYTHON_DOCS = (Path("/usr/share/doc/python3.11/html"), "https://docs.python.org/3.11/")
+POSTGRES_DOCS = (
+    Path("/usr/share/doc/postgresql-doc-15/html"),
+    "https://www.postgresql.org/docs/15/",
+)
+SQLITE_DOCS = (Path("/usr/share/doc/sqlite3"), "https://sqlite.org/")
+NEWS_URL = "https://pages.example.org/"
+
+
+def _set(name: str, docs: tuple[Path, str] | None = None) -> Callable[[], Corpus]:
+    """The set ``name`` (its questions in golden_NAME.json) over installed ``docs`` (root and
+    base URL), or over the news pages when none."""
+    if docs is None:
+        return lambda: Corpus(name, f"golden_{name}.json", _news_root(), NEWS_URL)
+    return lambda: Corpus(name, f"golden_{name}.json", *docs)
+
+
 CORPORA = {
-    "pydocs": lambda: Corpus(
-        "pydocs",
-        "golden_pydocs.json",
-        Path("/usr/share/doc/python3.11/html"),
-        "https://docs.python.org/3.11/",
-    ),
-    "pg": lambda: Corpus(
-        "pg",
-        "golden_pg.json",
-        Path("/usr/share/doc/postgresql-doc-15/html"),
-        "https://www.postgresql.org/docs/15/",
-    ),
-    "news": lambda: Corpus("news", "golden_news.json", _news_root(), "https://pages.example.org/"),
+    "pydocs": _set("pydocs", PYTHON_DOCS),
+    "pg": _set("pg", POSTGRES_DOCS),
+    "news": _set("news"),
     # Second sets, written later the same way: their questions were never read while tuning,
     # their totals were measured when choosing a change (SQLite's docs: `apt-get install
     # sqlite3-doc`).
-    "pydocs_b": lambda: Corpus(
-        "pydocs_b",
-        "golden_pydocs_b.json",
-        Path("/usr/share/doc/python3.11/html"),
-        "https://docs.python.org/3.11/",
-    ),
-    "news_b": lambda: Corpus(
-        "news_b", "golden_news_b.json", _news_root(), "https://pages.example.org/"
-    ),
-    "sqlite": lambda: Corpus(
-        "sqlite", "golden_sqlite.json", Path("/usr/share/doc/sqlite3"), "https://sqlite.org/"
-    ),
-    "pydocs_c": lambda: Corpus(
-        "pydocs_c",
-        "golden_pydocs_c.json",
-        Path("/usr/share/doc/python3.11/html"),
-        "https://docs.python.org/3.11/",
-    ),
-    "pydocs_d": lambda: Corpus(
-        "pydocs_d",
-        "golden_pydocs_d.json",
-        Path("/usr/share/doc/python3.11/html"),
-        "https://docs.python.org/3.11/",
-    ),
-    "news_c": lambda: Corpus(
-        "news_c", "golden_news_c.json", _news_root(), "https://pages.example.org/"
-    ),
-    "pydocs_e": lambda: Corpus(
-        "pydocs_e",
-        "golden_pydocs_e.json",
-        Path("/usr/share/doc/python3.11/html"),
-        "https://docs.python.org/3.11/",
-    ),
-    "pg_b": lambda: Corpus(
-        "pg_b",
-        "golden_pg_b.json",
-        Path("/usr/share/doc/postgresql-doc-15/html"),
-        "https://www.postgresql.org/docs/15/",
-    ),
-    "sqlite_b": lambda: Corpus(
-        "sqlite_b", "golden_sqlite_b.json", Path("/usr/share/doc/sqlite3"), "https://sqlite.org/"
-    ),
+    "pydocs_b": _set("pydocs_b", PYTHON_DOCS),
+    "news_b": _set("news_b"),
+    "sqlite": _set("sqlite", SQLITE_DOCS),
+    # Held-out sets (HELD_OUT).
+    "pydocs_c": _set("pydocs_c", PYTHON_DOCS),
+    "pydocs_d": _set("pydocs_d", PYTHON_DOCS),
+    "news_c": _set("news_c"),
+    "pydocs_e": _set("pydocs_e", PYTHON_DOCS),
+    "pg_b": _set("pg_b", POSTGRES_DOCS),
+    "sqlite_b": _set("sqlite_b", SQLITE_DOCS),
     # Development sets, written the same way after the held-out ones: their questions may be
     # read to see why a run missed, and they are summed apart from the first six sets.
-    "pg_dev": lambda: Corpus(
-        "pg_dev",
-        "golden_pg_dev.json",
-        Path("/usr/share/doc/postgresql-doc-15/html"),
-        "https://www.postgresql.org/docs/15/",
-    ),
-    "sqlite_dev": lambda: Corpus(
-        "sqlite_dev",
-        "golden_sqlite_dev.json",
-        Path("/usr/share/doc/sqlite3"),
-        "https://sqlite.org/",
-    ),
+    "pg_dev": _set("pg_dev", POSTGRES_DOCS),
+    "sqlite_dev": _set("sqlite_dev", SQLITE_DOCS),
 }
 HELD_OUT = ("pydocs_c", "pydocs_d", "news_c", "pydocs_e", "pg_b", "sqlite_b")
 """The later sets, of which only totals are looked at; the summary adds them up apart."""

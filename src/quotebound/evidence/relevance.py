@@ -92,13 +92,14 @@ _SPLIT = re.compile(
 follows them is asked for too), "and" before a question word or auxiliary ("..., and how ...",
 "... and is ..."; not "X and Y") or before a condition ("..., and if X, what ..."), a comma
 before a question word."""
-_OPENING = re.compile(r"(?:and|but|also|so)(?:,\s*|\s+)(?=\S)", re.IGNORECASE)
-"""A conjunction a part opens with ("Also, how ..."): it joins the part to the question, it
-is not part of what is asked."""
+_CONJUNCTION = r"(?:and|but|also|so)(?:,\s*|\s+)"
+"""A conjunction a part may open with ("And which ...", "Also, how ..."): it joins the part to
+the question, it is not part of what is asked."""
+_OPENING = re.compile(rf"{_CONJUNCTION}(?=\S)", re.IGNORECASE)
 _WH = "|".join(w for w in _QUESTION_WORDS if w != "when")
 _AUXILIARY = "|".join(AUXILIARIES)
 _ASKS = re.compile(
-    r"(?:^|[:,]\s*|\s[-–—]\s*)(?:(?:and|but|also|so)\s+)?"
+    rf"(?:^|[:,]\s*|\s[-–—]\s*)(?:{_CONJUNCTION})?"
     rf"{_LEADING}(?:(?:{_WH})\b|when\s+(?:{_AUXILIARY})\b"
     rf"|(?:{_AUXILIARY}|explain|describe|tell|name|list|give|show|compare|find|summari[sz]e)\b)",
     re.IGNORECASE,
