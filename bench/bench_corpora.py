@@ -5,8 +5,8 @@ golden_pydocs_b.json, golden_news_b.json and golden_sqlite.json, and the later h
 golden_pydocs_c.json, golden_pydocs_d.json, golden_news_c.json, golden_pydocs_e.json,
 golden_pg_b.json and golden_sqlite_b.json, written the same way; no one tuning read the later
 sets' questions, and of the held-out sets only totals are looked at; and the development sets
-golden_pg_dev.json and golden_sqlite_dev.json, written the same way after them, whose misses may
-be read) is a directory of real pages searched as a local corpus (the corpus provider, the
+golden_pg_dev.json, golden_sqlite_dev.json and golden_pydocs_dev.json, written the same way
+after them, whose misses may be read) is a directory of real pages searched as a local corpus (the corpus provider, the
 extractive composer, no keys, the chat profile: what ``quotebound research "Q" --corpus DIR
 --base-url URL`` does).
 Counts:
@@ -29,7 +29,7 @@ the news pages are unpacked from the shared archive into the cache when needed.
     python bench/bench_corpora.py [--only NAME] [--limit N]
 
 NAME: pydocs, pg, news, pydocs_b, news_b, sqlite, pydocs_c, pydocs_d, news_c, pydocs_e, pg_b,
-sqlite_b, pg_dev or sqlite_dev (repeatable).
+sqlite_b, pg_dev, sqlite_dev or pydocs_dev (repeatable).
 """
 
 from __future__ import annotations
@@ -127,10 +127,11 @@ CORPORA = {
     # read to see why a run missed, and they are summed apart from the first six sets.
     "pg_dev": _set("pg_dev", POSTGRES_DOCS),
     "sqlite_dev": _set("sqlite_dev", SQLITE_DOCS),
+    "pydocs_dev": _set("pydocs_dev", PYTHON_DOCS),
 }
 HELD_OUT = ("pydocs_c", "pydocs_d", "news_c", "pydocs_e", "pg_b", "sqlite_b")
 """The later sets, of which only totals are looked at; the summary adds them up apart."""
-DEVELOPMENT = ("pg_dev", "sqlite_dev")
+DEVELOPMENT = ("pg_dev", "sqlite_dev", "pydocs_dev")
 """Sets written after the held-out ones to read misses on; the summary adds them up apart."""
 CATEGORIES = ("questions", "two_part", "unanswerable")
 LOSSES = ("not found", "not read", "no quote", "not chosen", "refused")
