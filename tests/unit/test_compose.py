@@ -277,6 +277,19 @@ def test_a_very_close_quote_in_a_best_passage_answers_whatever_words_it_shares()
         assert compose_extractive(LEASE_QUESTION, [other])["findings"] == [], change  # type: ignore[list-item]
 
 
+def test_once_the_run_can_read_no_more_a_close_quote_answers_from_fewer_words() -> None:
+    quote = "Items stay in the widget store until their lease of one hour runs out."
+    # Under the close-meaning share of words (a long question holds many words no page
+    # shares), not in a passage the search ranked best.
+    close = _scored(quote, 0.25, CLOSE_MEANING + 0.05)
+    assert compose_extractive(LEASE_QUESTION, [close])["findings"] == []
+    assert compose_extractive(LEASE_QUESTION, [close], final=True)["findings"][0]["quote"] == quote
+    # Still close in meaning and sharing a fair part of the question's words, or it does not.
+    for change in ({"meaning": CLOSE_MEANING - 0.05}, {"relevance": 0.15, "parts": [0.15]}):
+        other = {**close, **change}
+        assert compose_extractive(LEASE_QUESTION, [other], final=True)["findings"] == [], change  # type: ignore[list-item]
+
+
 def test_a_quote_far_in_meaning_never_answers_whatever_words_it_shares() -> None:
     quote = "The widget store was first released in 2019 by the platform team."
     assert compose_extractive(LEASE_QUESTION, [_scored(quote, 0.9, None)])["findings"]

@@ -32,6 +32,7 @@ __all__ = [
     "JudgmentError",
     "apply_judgment",
     "assess",
+    "final_round",
     "judge",
     "judgeable",
     "relevant_evidence",
@@ -44,9 +45,22 @@ _MAX_QUOTES_SHOWN = 8
 _MAX_QUOTE_CHARS = 300
 
 
+_FINAL = frozenset({Reason.TIMEOUT, Reason.BUDGET_EXHAUSTED, Reason.NO_NEW_EVIDENCE})
+"""The stops after which the run could read no more, whatever the question lacked."""
+
+
+def final_round(state: ResearchState) -> bool:
+    """Whether the run stopped because it can read no more (its time or sources spent, or its
+    last round found nothing new): the answering rule then reads a little further (see
+    :mod:`~quotebound.report.answering`)."""
+    return state.get("stop_reason") in _FINAL
+
+
 def relevant_evidence(state: ResearchState) -> list[EvidenceItem]:
     """Verified evidence that meets the relevance threshold: all that may be composed."""
-    return composable_evidence(state["question"], state.get("evidence") or [])
+    return composable_evidence(
+        state["question"], state.get("evidence") or [], final=final_round(state)
+    )
 
 
 @dataclass(frozen=True)
@@ -77,28 +91,50 @@ def _about_unknown_names(parts: list[str], unknown: list[str]) -> set[str]:
     return out
 
 
-def assess(state: ResearchState, *, now: float) -> Assessment:
-    """The deterministic signals: coverage per sub-question, new evidence, budgets, time."""
-    settings = state["settings"]
+def _covered(
+    state: ResearchState, unanswerable: set[str], *, final: bool
+) -> tuple[list[EvidenceItem], tuple[str, ...]]:
+    """The evidence that may be composed, and the parts of the question it leaves without an
+    answer: those about code no document spells, and those no composable quote answers with
+    the shape asked for (evidence on the subject without the number, version or date that was
+    asked for is not an answer)."""
     question = state["question"]
-    relevant = relevant_evidence(state)
-    parts = sub_questions(question)
-    unanswerable = _about_unknown_names(parts, state.get("unknown_names") or [])
+    relevant = composable_evidence(question, state.get("evidence") or [], final=final)
     gaps = tuple(
         p
-        for i, p in enumerate(parts)
+        for i, p in enumerate(sub_questions(question))
         if p in unanswerable
-        or not any(answers(e, i) and answers_shape(p, e["quote"]) for e in relevant)
+        or not any(answers(e, i, final=final) and answers_shape(p, e["quote"]) for e in relevant)
     )
+    return relevant, gaps
+
+
+def assess(state: ResearchState, *, now: float) -> Assessment:
+    """The deterministic signals: coverage per sub-question, new evidence, budgets, time.
+
+    While the run can read more, a part is answered on the strict rule; a stop for time,
+    budget or lack of new evidence decides between composing and insufficient evidence on the
+    rule for a run that can read no more (``final``, see
+    :mod:`~quotebound.report.answering`)."""
+    settings = state["settings"]
+    parts = sub_questions(state["question"])
+    unanswerable = _about_unknown_names(parts, state.get("unknown_names") or [])
+    relevant, gaps = _covered(state, unanswerable, final=False)
     round_no = int(state.get("round", 1))
     new_relevant = sum(1 for e in relevant if e["round"] == round_no)
     sources = len({e["source_id"] for e in relevant})
-    # Some part must be answered: evidence on the subject without the number, version or date
-    # that was asked for is not an answer.
-    stop = Decision.COMPOSE if relevant and len(gaps) < len(parts) else Decision.INSUFFICIENT
+
+    def stop(reason: Reason, why: str, *, final: bool = True) -> Assessment:
+        """A stop: compose if some part is answered, else insufficient evidence."""
+        covered, missing = _covered(state, unanswerable, final=True) if final else (relevant, gaps)
+        answered = bool(covered) and len(missing) < len(parts)
+        return Assessment(
+            Decision.COMPOSE if answered else Decision.INSUFFICIENT, reason, missing, why
+        )
+
     if now >= float(state.get("deadline") or 0):
         # Over budget the run stops and says so, whatever it found in time.
-        return Assessment(stop, Reason.TIMEOUT, gaps, "the run's time budget is spent")
+        return stop(Reason.TIMEOUT, "the run's time budget is spent")
     if not gaps and relevant:
         return Assessment(
             Decision.COMPOSE,
@@ -107,27 +143,19 @@ def assess(state: ResearchState, *, now: float) -> Assessment:
             f"every part of the question has verified evidence from {sources} source(s)",
         )
     if gaps and unanswerable.issuperset(gaps):
-        return Assessment(
-            stop,
+        return stop(
             Reason.UNKNOWN_NAME,
-            gaps,
             "no document mentions "
             + ", ".join(state.get("unknown_names") or [])
             + ", which the question names",
+            final=False,
         )
     if round_no >= int(settings["max_rounds"]):
-        return Assessment(
-            stop,
-            Reason.BUDGET_EXHAUSTED,
-            gaps,
-            f"{round_no} of {settings['max_rounds']} rounds used",
-        )
+        return stop(Reason.BUDGET_EXHAUSTED, f"{round_no} of {settings['max_rounds']} rounds used")
     if len(state.get("fetched") or []) >= int(settings["max_sources"]):
-        return Assessment(
-            stop, Reason.BUDGET_EXHAUSTED, gaps, f"{settings['max_sources']} sources read"
-        )
+        return stop(Reason.BUDGET_EXHAUSTED, f"{settings['max_sources']} sources read")
     if round_no > 1 and new_relevant == 0 and not state.get("new_candidates"):
-        return Assessment(stop, Reason.NO_NEW_EVIDENCE, gaps, "the last round found nothing new")
+        return stop(Reason.NO_NEW_EVIDENCE, "the last round found nothing new")
     return Assessment(
         Decision.SEARCH,
         None,

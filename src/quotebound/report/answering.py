@@ -5,6 +5,14 @@ is close enough in meaning to be about the question's subject, the quotes that s
 be composed beside it (:func:`composable_evidence`). Both composers
 (:mod:`~quotebound.report.extractive`, :mod:`~quotebound.report.selector`) and the loop's
 assessment use this one rule.
+
+The rule reads a little further once the run can read no more (``final``: its budget is spent,
+or its last round found nothing new). While it can, a quote that only nearly answers sends it
+on to read more pages, where a better quote may be; once it cannot, a quote close in meaning
+answers from a lower relevance (``_FINAL_CLOSE_RELEVANCE``), rather than the run saying it
+found nothing. A long question that describes the asker's situation ("On our CI box a setup
+script copied the file in ... What's going on?") holds many words no page shares, which keep
+the relevance of the quote that answers it low.
 """
 
 from __future__ import annotations
@@ -35,6 +43,9 @@ CLOSE_MEANING = 0.6
 """A quote at least this close in meaning to the question (cosine similarity) answers it
 when its relevance reaches ``_CLOSE_RELEVANCE`` too."""
 _CLOSE_RELEVANCE = 0.3
+_FINAL_CLOSE_RELEVANCE = 0.2
+"""Once the run can read no more (``final``), a quote close in meaning answers from this
+relevance."""
 _FOUND_RELEVANCE = 0.15
 """A quote close in meaning, inside one of the search's best passages and spelling every
 identifier the question names, answers from this relevance."""
@@ -55,7 +66,7 @@ for "the highest mountain"). The encoder cannot read code, so a question that na
 (``-O``, ``max_workers``) is left to the quotes that spell it."""
 
 
-def answers(item: EvidenceItem, part: int | None = None) -> bool:
+def answers(item: EvidenceItem, part: int | None = None, *, final: bool = False) -> bool:
     """Whether a quote answers the question (or its ``part``-th sub-question), on two signals
     that agree: relevant enough on its own words; or relevant enough to support an answer and
     inside one of the passages the search ranked best across the whole corpus; or sharing a
@@ -77,13 +88,15 @@ def answers(item: EvidenceItem, part: int | None = None) -> bool:
     return (
         score >= RELEVANCE_THRESHOLD
         or (score >= SUPPORT_THRESHOLD and best_found)
-        or (close and score >= _CLOSE_RELEVANCE)
+        or (close and score >= (_FINAL_CLOSE_RELEVANCE if final else _CLOSE_RELEVANCE))
         or (close and best_found and score >= _FOUND_RELEVANCE and item.get("spelled", False))
         or (very_close and best_found)
     )
 
 
-def composable_evidence(question: str, evidence: Sequence[EvidenceItem]) -> list[EvidenceItem]:
+def composable_evidence(
+    question: str, evidence: Sequence[EvidenceItem], *, final: bool = False
+) -> list[EvidenceItem]:
     """Verified (PASS) evidence that may be composed, best first, one per id: none unless some
     answers ``question`` (:func:`answers`) and one that does addresses its subject
     (``ADDRESSED_MEANING``); then those of an answering page that reach the context threshold,
@@ -92,13 +105,17 @@ def composable_evidence(question: str, evidence: Sequence[EvidenceItem]) -> list
     its words). A quote of another page whose words are closest to a part nothing answers is
     never composed: it shares that part's words about another subject ("a company
     headquartered by the harbour" for "in which city is that organisation headquartered"), and
-    the part is reported as not covered instead."""
+    the part is reported as not covered instead. ``final``: as for :func:`answers`."""
     passed = [e for e in evidence if e["verification"]["status"] == "PASS"]
-    answering = [e for e in passed if answers(e)]
+    answering = [e for e in passed if answers(e, final=final)]
     if not answering or not (names_identifiers(question) or any(_addresses(e) for e in answering)):
         return []
     sources = {e["source_id"] for e in answering}
-    answered = {i for i in range(len(answering[0]["parts"])) if any(answers(e, i) for e in passed)}
+    answered = {
+        i
+        for i in range(len(answering[0]["parts"]))
+        if any(answers(e, i, final=final) for e in passed)
+    }
     seen: dict[str, EvidenceItem] = {}
     for item in passed:
         if item["source_id"] in sources:

@@ -41,11 +41,12 @@ _CLAIM_NOISE = (
 
 
 def compose_extractive(
-    question: str, evidence: Sequence[EvidenceItem], *, max_findings: int = 8
+    question: str, evidence: Sequence[EvidenceItem], *, max_findings: int = 8, final: bool = False
 ) -> Composition:
-    """Findings from the most relevant verified quotes, diverse across sources; no LLM."""
-    usable = composable_evidence(question, evidence)
-    chosen = _diverse(usable, max_findings)
+    """Findings from the most relevant verified quotes, diverse across sources; no LLM.
+    ``final``: the run can read no more (see :mod:`~quotebound.report.answering`)."""
+    usable = composable_evidence(question, evidence, final=final)
+    chosen = _diverse(usable, max_findings, final=final)
     findings = [finding_for(_claim(question, item), item["quote"], item) for item in chosen]
     return Composition(
         answer=_extractive_answer(question, findings),
@@ -60,7 +61,7 @@ def _similarity(ta: frozenset[str], tb: frozenset[str]) -> float:
     return len(ta & tb) / len(ta | tb) if ta and tb else 0.0
 
 
-def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
+def _diverse(items: list[EvidenceItem], limit: int, *, final: bool) -> list[EvidenceItem]:
     """Greedy maximal-marginal-relevance selection: relevance minus repetition of a source
     or of an already chosen quote; a near-duplicate of a chosen quote (the same words on two
     pages) is never chosen. Ties go to the smaller id.
@@ -85,12 +86,12 @@ def _diverse(items: list[EvidenceItem], limit: int) -> list[EvidenceItem]:
             if e is not best and _similarity(terms[e["evidence_id"]], picked) < _NEAR_DUPLICATE
         ]
 
-    for best in _part_leaders(items)[:limit]:
+    for best in _part_leaders(items, final=final)[:limit]:
         # A question in parts: the best quote for each part first, so no part is crowded out.
         if best in remaining:
             remaining = choose(best)
     while remaining and len(chosen) < limit:
-        unheard = any(not per_source[e["source_id"]] and answers(e) for e in remaining)
+        unheard = any(not per_source[e["source_id"]] and answers(e, final=final) for e in remaining)
         penalty = _SAME_SOURCE_PENALTY if unheard else 0.0
         remaining = choose(
             min(remaining, key=lambda e: _marginal(e, chosen, per_source, penalty, terms))
@@ -114,7 +115,7 @@ def _marginal(
     return (-round(value, 9), item["evidence_id"])
 
 
-def _part_leaders(items: list[EvidenceItem]) -> list[EvidenceItem]:
+def _part_leaders(items: list[EvidenceItem], *, final: bool) -> list[EvidenceItem]:
     """For a question in several parts, the best quote for each part that answers it (by its
     relevance to that part, then score), distinct, in part order; none for a one-part one."""
     leaders: list[EvidenceItem] = []
@@ -126,7 +127,7 @@ def _part_leaders(items: list[EvidenceItem]) -> list[EvidenceItem]:
             key=lambda e: (-e["parts"][part], -e["score"], e["evidence_id"]),
             default=None,
         )
-        if best is not None and answers(best, part):
+        if best is not None and answers(best, part, final=final):
             leaders.append(best)
     return leaders
 

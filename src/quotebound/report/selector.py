@@ -62,9 +62,11 @@ def build_compose_messages(
     *,
     max_findings: int,
     feedback: Sequence[str] = (),
+    final: bool = False,
 ) -> list[BaseMessage]:
-    """The selector prompt: system rules, then the question and the numbered quotes."""
-    usable = composable_evidence(question, evidence)
+    """The selector prompt: system rules, then the question and the numbered quotes (``final``:
+    the run can read no more; see :mod:`~quotebound.report.answering`)."""
+    usable = composable_evidence(question, evidence, final=final)
     return _prompt(question, usable, max_findings=max_findings, feedback=feedback)[0]
 
 
@@ -146,13 +148,15 @@ async def compose_llm(
     max_findings: int = 8,
     feedback: Sequence[str] = (),
     timeout_s: float = 60.0,
+    final: bool = False,
 ) -> Composition:
     """Ask ``model`` to select and phrase claims over numbered quotes; validate its JSON.
+    ``final``: the run can read no more (see :mod:`~quotebound.report.answering`).
 
     Raises :class:`ComposeError` when the model fails or times out, when the reply is not
     repairable JSON of the expected shape, or when none of its claims cites a quote it was shown.
     """
-    composable = composable_evidence(question, evidence)
+    composable = composable_evidence(question, evidence, final=final)
     messages, shown = _prompt(question, composable, max_findings=max_findings, feedback=feedback)
     usable = {e["evidence_id"]: e for e in composable}
     try:

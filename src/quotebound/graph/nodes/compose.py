@@ -13,7 +13,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from quotebound.context import Context
-from quotebound.graph.assessment import relevant_evidence
+from quotebound.graph.assessment import final_round, relevant_evidence
 from quotebound.graph.deps import Deps
 from quotebound.graph.events import emit
 from quotebound.graph.state import ResearchState, merged
@@ -30,6 +30,7 @@ async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps
     settings = Context(**state["settings"])
     model = deps.toolkit(settings).chat_model
     evidence = relevant_evidence(state)
+    final = final_round(state)
     max_findings = int(settings.max_citations or 6)
     warnings: list[str] = []
     feedback = list((state.get("review") or {}).get("feedback") or [])
@@ -43,12 +44,13 @@ async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps
                 max_findings=max_findings,
                 feedback=feedback,
                 timeout_s=float(state.get("deadline") or 0) - time.time(),
+                final=final,
             )
         except ComposeError as exc:
             warnings.append(f"LLM composer failed ({exc}); composed extractively")
-            composition = await _extractive(state["question"], evidence, max_findings)
+            composition = await _extractive(state["question"], evidence, max_findings, final)
     else:
-        composition = await _extractive(state["question"], evidence, max_findings)
+        composition = await _extractive(state["question"], evidence, max_findings, final)
     records = next_record(
         state,
         "compose",
@@ -67,10 +69,10 @@ async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps
 
 
 async def _extractive(
-    question: str, evidence: list[EvidenceItem], max_findings: int
+    question: str, evidence: list[EvidenceItem], max_findings: int, final: bool
 ) -> Composition:
     """The extractive composition, in a worker thread: choosing among a round's quotes compares
     each with every one chosen, CPU work the event loop other runs share must not wait on."""
     return await asyncio.to_thread(
-        compose_extractive, question, evidence, max_findings=max_findings
+        compose_extractive, question, evidence, max_findings=max_findings, final=final
     )
