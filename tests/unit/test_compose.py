@@ -290,6 +290,23 @@ def test_once_the_run_can_read_no_more_a_close_quote_answers_from_fewer_words() 
         assert compose_extractive(LEASE_QUESTION, [other], final=True)["findings"] == [], change  # type: ignore[list-item]
 
 
+async def test_the_model_is_shown_the_close_quote_only_once_the_run_can_read_no_more() -> None:
+    quote = "Items stay in the widget store until their lease of one hour runs out."
+    close = _scored(quote, 0.25, CLOSE_MEANING + 0.05)
+    shown = build_compose_messages(LEASE_QUESTION, [close], max_findings=8, final=True)[1].text
+    assert json.dumps(quote) in shown
+    assert (
+        json.dumps(quote)
+        not in build_compose_messages(LEASE_QUESTION, [close], max_findings=8)[1].text
+    )
+    reply = json.dumps(
+        {"answer": "An hour.", "claims": [{"claim": quote, "evidence_ids": [1], "quote": quote}]}
+    )
+    model = FakeListChatModel(responses=[reply])
+    composition = await compose_llm(LEASE_QUESTION, [close], model=model, final=True)
+    assert [f["quote"] for f in composition["findings"]] == [quote]
+
+
 def test_a_quote_far_in_meaning_never_answers_whatever_words_it_shares() -> None:
     quote = "The widget store was first released in 2019 by the platform team."
     assert compose_extractive(LEASE_QUESTION, [_scored(quote, 0.9, None)])["findings"]
