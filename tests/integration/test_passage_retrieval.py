@@ -262,3 +262,36 @@ async def test_a_page_that_gathers_other_pages_passages_does_not_rank_by_them(
     corpus.refresh()
     response = await corpus.search("busy timeout of zero milliseconds", max_results=5)
     assert [c.document for c in response.candidates] == ["c3ref/busy.html", "capi3ref.html"]
+
+
+STATEMENTS = """<!doctype html><html><head><title>Basic statements</title></head><body><main>
+<h1>Basic statements</h1><h2>Executing a command with no result</h2>
+<p>Sometimes it is useful to evaluate a query but discard the result, for example when calling
+a function that has side effects and no useful result value. To do this, use the PERFORM
+statement:</p>
+<p>This executes the query and throws the result away. Write the query the same way you would
+write a SELECT command, but put PERFORM in place of the initial keyword.</p>
+<h2>Doing nothing at all</h2>
+<p>Sometimes a placeholder statement that does nothing is useful, for example to show that one
+arm of an if chain is deliberately empty; the NULL statement serves for it.</p>
+</main></body></html>"""
+
+
+async def test_a_finding_quotes_the_window_that_answers_with_the_one_that_leads_to_it(
+    tmp_path: Path,
+) -> None:
+    """The question's words are in the window that names the statement; what it does is in the
+    next one. The finding quotes both, as the page has them, and the quote verifies."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "statements.html").write_text(STATEMENTS)
+    corpus = LocalCorpus(root, base_url=BASE, index_path=tmp_path / "index.sqlite")
+    out = await _run(corpus, "How do I evaluate a query but discard its result?")
+    assert out["status"] == "answered"
+    first = out["findings"][0]
+    assert "use the PERFORM statement:" in first["quote"]
+    assert "This executes the query and throws the result away." in first["quote"]
+    assert first["verification"]["status"] == "PASS"
+    cited = [e for e in out["audit"]["evidence"] if e["evidence_id"] in first["evidence_ids"]]
+    assert [e["verification"]["matched_text"] for e in cited] == [first["quote"]]
+    assert "placeholder" not in first["quote"]  # a heading lies between

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from quotebound.evidence.candidates import HASH_VERSION, extract_candidates
+from quotebound.evidence.candidates import HASH_VERSION, chunk_id, extract_candidates, joined
 from quotebound.text.page import Page
 from quotebound.text.parsing import parse_page
 
@@ -100,3 +100,24 @@ def test_a_candidate_holds_its_page_text_not_a_copy_of_its_quote() -> None:
     assert all(c.text is page.text for c in cands)
     assert [c.quote for c in cands] == [page.text[c.start : c.end] for c in cands]
     assert "text=" not in repr(cands[0]) and not hasattr(cands[0], "__dict__")
+
+
+def test_two_windows_with_only_whitespace_between_join_into_the_pages_own_text() -> None:
+    page = parse_page(
+        "<main><h1>Discarding results</h1><p>Sometimes it is useful to evaluate a query but "
+        "discard the result, for example when it calls a function with side effects. To do "
+        "this, use the PERFORM statement:</p><p>This executes the query and discards the "
+        "result. Write the query the same way you would write a SELECT command.</p>"
+        "<h2>Returning</h2><p>A function returns its value with the RETURN statement, which "
+        "ends the function and hands the value of its expression back to the caller.</p></main>"
+    )
+    lead, answer, other = extract_candidates(page, source_id="s")
+    both = joined(lead, answer)
+    assert both is not None
+    assert both.quote == page.text[lead.start : answer.end]
+    assert both.quote.startswith("Sometimes") and both.quote.endswith("SELECT command.")
+    assert both.words == lead.words + answer.words
+    assert both.chunk_id == chunk_id(both.quote)  # its id is its own words'
+    assert joined(answer, lead) is None  # not in page order
+    assert joined(answer, other) is None  # a heading lies between them
+    assert joined(lead, extract_candidates(page, source_id="t")[1]) is None  # another source

@@ -31,6 +31,7 @@ from quotebound.report.answering import (
     FAR_MEANING,
     RELATED_MEANING,
     VERY_CLOSE_MEANING,
+    context_worthy,
 )
 from quotebound.report.extractive import compose_extractive
 from quotebound.report.quality import ReviewResult, review_composition
@@ -337,6 +338,15 @@ def test_a_quote_related_in_meaning_is_composed_beside_an_answer() -> None:
         other = _scored(quote, 0.1, meaning)
         findings = compose_extractive(LEASE_QUESTION, [answer, other])["findings"]
         assert (quote in [f["quote"] for f in findings]) is composed
+
+
+def test_a_quote_worth_reading_beside_an_answer_reaches_the_context_bar_or_is_related() -> None:
+    """The rule that lets a quote stand beside an answer from its page is the one that lets two
+    neighbouring windows join (extract_evidence)."""
+    assert context_worthy(CONTEXT_THRESHOLD, None)
+    assert not context_worthy(CONTEXT_THRESHOLD - 0.01, None)
+    assert context_worthy(0.0, RELATED_MEANING)
+    assert not context_worthy(CONTEXT_THRESHOLD - 0.01, RELATED_MEANING - 0.01)
 
 
 def test_extractive_reports_numeric_conflicts() -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from quotebound.evidence import encoder
 from quotebound.evidence.candidates import extract_candidates
-from quotebound.evidence.ranking import by_meaning, by_page_rank, rank_pages
+from quotebound.evidence.ranking import by_meaning, by_page_rank, join_neighbours, rank_pages
 from quotebound.report.answering import answers
 from quotebound.text.parsing import parse_page
 from quotebound.text.passages import passage_head, passages
@@ -136,3 +136,50 @@ def test_a_quote_is_read_under_its_heading_when_that_is_closer() -> None:
     )
     assert headed > alone
     assert renewing.meaning == headed
+
+
+PERFORM = parse_page(
+    "<html><head><title>Statements</title></head><body><main><h1>Statements</h1>"
+    "<h2>Executing a command with no result</h2><p>Sometimes it is useful to evaluate a query "
+    "but discard the result, for example when calling a function that has side effects. To do "
+    "this, use the PERFORM statement:</p><p>This executes the query and throws the result "
+    "away. Write the query the same way you would write a SELECT command.</p><p>The special "
+    "variable FOUND is set to true if the query produced at least one row, or false if it "
+    "produced no rows at all.</p>"
+    "<h2>Doing nothing at all</h2><p>Sometimes a placeholder statement that does nothing is "
+    "useful, for example to show that one arm of an if chain is deliberately empty.</p>"
+    "</main></body></html>",
+    content_type="text/html",
+)
+
+
+def test_neighbours_worth_reading_join_into_one_quote(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window that names the statement and the one that says what it does are quoted
+    together; a window joins at most one neighbour, never across a heading, and a neighbour
+    not worth reading stays alone."""
+    monkeypatch.setenv("QUOTEBOUND_MEANING", "off")
+    question = "How do I evaluate a query but discard its result?"
+    candidates = extract_candidates(PERFORM, source_id="s")
+    lead, what, found, nothing = (c.quote for c in candidates)
+    ranked = rank_pages(question, [(PERFORM, "Statements", candidates)])[0]
+    first = ranked[0]
+    assert first.candidate.quote == lead  # the question's words are there
+
+    def span(a: str, b: str) -> str:  # the page's text from quote a through quote b
+        text = PERFORM.text
+        return text[text.index(a) : text.index(b) + len(b)]
+
+    every = join_neighbours(ranked, lambda r: True)
+    quotes = [r.candidate.quote for r in every]
+    assert quotes[0] == span(lead, what)  # in the best one's place
+    assert sorted(quotes[1:]) == sorted([found, nothing])  # each joins one; a heading parts
+    by_quote = {r.candidate.quote: r for r in ranked}
+    assert every[0].score == first.score
+    assert every[0].relevance == max(first.relevance, by_quote[what].relevance)
+    assert every[0].parts == tuple(map(max, first.parts, by_quote[what].parts))
+    assert every[0].context == first.context
+
+    # The lead is not worth reading: it stays alone, and the next window takes the other side.
+    others = join_neighbours(ranked, lambda r: r.candidate.quote != lead)
+    assert sorted(r.candidate.quote for r in others) == sorted([lead, span(what, found), nothing])
+    assert join_neighbours(ranked, lambda r: False) == ranked

@@ -33,6 +33,7 @@ __all__ = [
     "Candidate",
     "chunk_id",
     "extract_candidates",
+    "joined",
 ]
 
 HASH_VERSION = 1
@@ -138,6 +139,27 @@ def extract_candidates(
             )
         )
     return out
+
+
+def joined(first: Candidate, second: Candidate) -> Candidate | None:
+    """One candidate spanning ``first`` and ``second`` when ``second`` follows ``first`` on
+    the same page with only whitespace between them (two windows of one passage, with no
+    heading or other text in between), else None. Its quote is the page's own text."""
+    if (
+        first.source_id != second.source_id
+        or second.start < first.end
+        or first.text != second.text
+        or first.text[first.end : second.start].strip()
+    ):
+        return None
+    return Candidate(
+        source_id=first.source_id,
+        start=first.start,
+        end=second.end,
+        words=first.words + second.words,
+        digest=_digest(first.text[first.start : second.end]),
+        text=first.text,
+    )
 
 
 def _carries_content(quote: str) -> bool:

@@ -10,7 +10,9 @@ the corpus's passage ranking with this one). The best quotes so far then gain a 
 close their meaning is to the question's (:mod:`~quotebound.evidence.encoder`), read alone or
 under their heading, whichever is closer; the encoder sees a paraphrase that shares no term
 with the question. Without the encoder, ranking is by terms alone. Last, every quote gains a
-share for its page's rank among the search's results (the same fusion).
+share for its page's rank among the search's results (the same fusion). Last of all, two
+quotes side by side on a page that are both worth reading join into one
+(:func:`join_neighbours`): a window that sets out what the next one answers is quoted with it.
 Relevance, with the search's rank of the quote's passage, decides whether a quote may be
 composed (:func:`quotebound.report.answering.answers`); the score orders them.
 """
@@ -21,11 +23,11 @@ import bisect
 import dataclasses
 import heapq
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from quotebound.evidence import encoder
-from quotebound.evidence.candidates import Candidate
+from quotebound.evidence.candidates import Candidate, joined
 from quotebound.evidence.questions import fits, question_type
 from quotebound.evidence.relevance import (
     PassageTerms,
@@ -47,7 +49,7 @@ from quotebound.text.passages import (
     under_heading,
 )
 
-__all__ = ["Ranked", "by_meaning", "by_page_rank", "proximity", "rank_pages"]
+__all__ = ["Ranked", "by_meaning", "by_page_rank", "join_neighbours", "proximity", "rank_pages"]
 
 _FIT_WEIGHT = 0.15
 _PROXIMITY_WEIGHT = 0.1
@@ -246,6 +248,56 @@ def by_page_rank(ranked: list[list[Ranked]], searched: Sequence[int | None]) -> 
         [dataclasses.replace(r, score=round(r.score + _fused(rank), 6)) for r in rs]
         for rs, rank in zip(ranked, searched, strict=True)
     ]
+
+
+def join_neighbours(ranked: Sequence[Ranked], worth: Callable[[Ranked], bool]) -> list[Ranked]:
+    """A page's ranking (best first) with each quote joined to a neighbour: the quote right
+    before or after it on the page with only whitespace between, itself in the ranking, when
+    both are ``worth`` reading beside an answer. A window often sets out what the next one
+    answers ("To do this in PL/pgSQL, use the PERFORM statement:" / "This executes query and
+    discards the result."), or a sentence names its subject that the next one speaks of
+    ("Shared-cache mode is an obsolete feature." / "Shared-cache mode was invented in 2006
+    ..."); the careful reader quotes the passage whole.
+
+    Best first, a quote takes its better-ranked neighbour still free; each joins at most one.
+    The joined quote takes the better one's place, with the better of each signal of the two
+    (its context is theirs: no heading lies between them)."""
+    order = sorted(range(len(ranked)), key=lambda i: ranked[i].candidate.start)
+    place = {i: k for k, i in enumerate(order)}
+    used: set[int] = set()
+    out: list[Ranked] = []
+    for i, r in enumerate(ranked):
+        if i in used:
+            continue
+        used.add(i)
+        k = place[i]
+        beside = [order[j] for j in (k - 1, k + 1) if 0 <= j < len(order)]
+        partners = sorted(j for j in beside if j not in used and worth(ranked[j]))
+        for j in partners if worth(r) else []:
+            first, second = sorted((r, ranked[j]), key=lambda x: x.candidate.start)
+            both = joined(first.candidate, second.candidate)
+            if both is not None:
+                used.add(j)
+                r = _joined_ranked(both, first, second)
+                break
+        out.append(r)
+    return out
+
+
+def _joined_ranked(candidate: Candidate, first: Ranked, second: Ranked) -> Ranked:
+    """The ranking of two neighbours' joined quote: the better of each of their signals."""
+    meanings = [m for m in (first.meaning, second.meaning) if m is not None]
+    found = [f for f in (first.retrieved, second.retrieved) if f is not None]
+    return Ranked(
+        candidate=candidate,
+        context=first.context,
+        parts=tuple(map(max, first.parts, second.parts)),
+        relevance=max(first.relevance, second.relevance),
+        score=max(first.score, second.score),
+        retrieved=min(found, default=None),
+        spelled=first.spelled or second.spelled,
+        meaning=max(meanings, default=None),
+    )
 
 
 def _retrieved_ranks(

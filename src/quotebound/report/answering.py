@@ -35,6 +35,7 @@ __all__ = [
     "VERY_CLOSE_MEANING",
     "answers",
     "composable_evidence",
+    "context_worthy",
 ]
 
 _RETRIEVED_TOP = 3
@@ -124,11 +125,21 @@ def composable_evidence(
             bar = SUPPORT_THRESHOLD
         else:
             continue  # it would support a part nothing answers: a page on another subject
-        meaning = item.get("meaning")
-        related = meaning is not None and meaning >= RELATED_MEANING
+        related = _related(item.get("meaning"))
         if (item["relevance"] >= bar or related) and item["evidence_id"] not in seen:
             seen[item["evidence_id"]] = item
     return sorted(seen.values(), key=lambda e: (-e["score"], e["evidence_id"]))
+
+
+def context_worthy(relevance: float, meaning: float | None) -> bool:
+    """Whether a quote of relevance ``relevance`` and meaning ``meaning`` (None when not
+    compared) may stand beside an answer from its own page: it reaches the context threshold,
+    or its meaning is related to the question's."""
+    return relevance >= CONTEXT_THRESHOLD or _related(meaning)
+
+
+def _related(meaning: float | None) -> bool:
+    return meaning is not None and meaning >= RELATED_MEANING
 
 
 def _best_part(item: EvidenceItem) -> int:

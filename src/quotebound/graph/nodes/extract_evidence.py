@@ -12,9 +12,16 @@ from langgraph.runtime import Runtime
 
 from quotebound.context import Context
 from quotebound.evidence.candidates import HASH_VERSION, Candidate, extract_candidates
-from quotebound.evidence.ranking import Ranked, by_meaning, by_page_rank, rank_pages
+from quotebound.evidence.ranking import (
+    Ranked,
+    by_meaning,
+    by_page_rank,
+    join_neighbours,
+    rank_pages,
+)
 from quotebound.graph.events import emit
 from quotebound.graph.state import ResearchState, merged
+from quotebound.report.answering import context_worthy
 from quotebound.report.audit import next_record
 from quotebound.storage.rawstore import RawPage, get_raw_page, parsed_page
 from quotebound.text.injection import addresses_the_model
@@ -65,9 +72,10 @@ def _ranked(
     retrieved: dict[str, dict[str, int]],
     searched: dict[str, int],
 ) -> list[tuple[str, list[Ranked]]]:
-    """Each page's best candidates, by terms, then by meaning, then by the page's search rank.
-    ``read`` is emptied between terms and meaning: a large page's tens of thousands of
-    candidates are let go before the sentence encoder is loaded, rather than held beside it."""
+    """Each page's best candidates, by terms, then by meaning, then by the page's search rank,
+    neighbours worth reading beside an answer joined into one quote. ``read`` is emptied
+    between terms and meaning: a large page's tens of thousands of candidates are let go
+    before the sentence encoder is loaded, rather than held beside it."""
     sids = [sid for sid, _ in read]
     ranked = rank_pages(
         question,
@@ -77,7 +85,12 @@ def _ranked(
     )
     read.clear()
     ranked = by_page_rank(by_meaning(question, ranked), [searched.get(sid) for sid in sids])
-    return list(zip(sids, ranked, strict=True))
+    joined = [join_neighbours(rs, _worth) for rs in ranked]
+    return list(zip(sids, joined, strict=True))
+
+
+def _worth(r: Ranked) -> bool:
+    return context_worthy(r.relevance, r.meaning)
 
 
 def _retrieved(state: ResearchState) -> dict[str, dict[str, int]]:
