@@ -9,10 +9,10 @@ lies in a passage the search ranked high across the whole corpus (reciprocal ran
 the corpus's passage ranking with this one). The best quotes so far then gain a share for how
 close their meaning is to the question's (:mod:`~quotebound.evidence.encoder`), read alone or
 under their heading, whichever is closer; the encoder sees a paraphrase that shares no term
-with the question. Without the encoder, ranking is by terms alone. Last, every quote gains a
-share for its page's rank among the search's results (the same fusion). Last of all, two
-quotes side by side on a page that are both worth reading join into one
-(:func:`join_neighbours`): a window that sets out what the next one answers is quoted with it.
+with the question. Without the encoder, ranking is by terms alone. Then every quote gains a
+share for its page's rank among the search's results (the same fusion). Last, two quotes side
+by side on a page that are both worth reading join into one (:func:`join_neighbours`): a
+window that sets out what the next one answers is quoted with it.
 Relevance, with the search's rank of the quote's passage, decides whether a quote may be
 composed (:func:`quotebound.report.answering.answers`); the score orders them.
 """
@@ -254,10 +254,9 @@ def join_neighbours(ranked: Sequence[Ranked], worth: Callable[[Ranked], bool]) -
     """A page's ranking (best first) with each quote joined to a neighbour: the quote right
     before or after it on the page with only whitespace between, itself in the ranking, when
     both are ``worth`` reading beside an answer. A window often sets out what the next one
-    answers ("To do this in PL/pgSQL, use the PERFORM statement:" / "This executes query and
-    discards the result."), or a sentence names its subject that the next one speaks of
-    ("Shared-cache mode is an obsolete feature." / "Shared-cache mode was invented in 2006
-    ..."); the careful reader quotes the passage whole.
+    answers ("To do this, use the PERFORM statement:" / "This executes the query and throws
+    the result away."), or names the subject the next one speaks of; the careful reader
+    quotes the passage whole.
 
     Best first, a quote takes its better-ranked neighbour still free; each joins at most one.
     The joined quote takes the better one's place, with the better of each signal of the two
