@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from quotebound.acquisition.corpus import LocalCorpus
-from quotebound.acquisition.ftsquery import code_names, fts_query
+from quotebound.acquisition.ftsquery import code_names, fts_query, qualified_names
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.tiers import TrustTier
 
@@ -281,6 +281,15 @@ def test_code_names_are_identifiers_capitals_and_options() -> None:
     assert code_names("Is it e.g. faster... or slower?") == {}
 
 
+def test_qualified_names_are_dotted_identifiers_with_their_last_qualifier() -> None:
+    assert qualified_names("Is pathlib.Path.walk() like os.walk, or my_list.sort in 3.11?") == {
+        "pathlib.Path.walk": ("Path", "walk"),
+        "os.walk": ("os", "walk"),
+        "my_list.sort": ("my_list", "sort"),
+    }
+    assert qualified_names("Does zip() beat MEDIUMBLOB, e.g. in 2.5.1?") == {}
+
+
 async def test_unspelled_names_the_code_no_document_spells(root: Path, tmp_path: Path) -> None:
     corpus = make(root, tmp_path)
     # The index is built on first use; hostile text is only ever a quoted phrase. A name is
@@ -358,3 +367,38 @@ async def test_a_snippet_shows_the_first_words_of_the_pages_two_best_passages(
     assert len(shown) == 2
     assert {s.split()[-1] for s in shown} == {"moon.", "quarter."}
     assert "harbour" not in c.snippet
+
+
+REFERENCE = {
+    "math.html": """<html><head><title>math — Mathematical functions</title></head><body>
+<h1>math — Mathematical functions</h1><h2>math.sqrt(x)</h2><p>Return the square root of x.</p>
+<h2>math.floor(x)</h2><p>Return the largest integer less than or equal to x.</p></body></html>""",
+    "decimal.html": """<html><head><title>decimal — Decimal arithmetic</title></head><body>
+<h1>decimal — Decimal arithmetic</h1><h2>Context objects</h2>
+<p>When clamp is 1, a large exponent is reduced to fit the context.</p></body></html>""",
+    "array.html": """<html><head><title>array — Efficient arrays of numbers</title></head>
+<body><h1>array — Efficient arrays of numbers</h1><h2>array.array(typecode)</h2>
+<p>A new array whose items are restricted by typecode.</p><h3>byteswap()</h3>
+<p>Swap the bytes of all items of the array.</p></body></html>""",
+}
+
+
+async def test_unspelled_names_a_qualified_name_the_documents_never_write(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "reference"
+    root.mkdir()
+    for name, html in REFERENCE.items():
+        (root / name).write_text(html)
+    corpus = make(root, tmp_path)
+    # The reference heads its entries "math.sqrt(x)" and says "clamp" of decimal only: no
+    # math.clamp() exists, although "clamp" is spelled.
+    assert corpus.unspelled("What does math.clamp() do to a value out of bounds?") == ["math.clamp"]
+    assert corpus.unspelled("Is math.sqrt() exact?") == []
+    # A page about decimal, or about array, mentions the name under its own heading.
+    assert corpus.unspelled("When is decimal.clamp set?") == []
+    assert corpus.unspelled("Does array.byteswap() work in place?") == []
+    # The asker's own variable qualifies nothing the reference heads an entry with.
+    assert corpus.unspelled("Why does my_numbers.floor() fail?") == []
+    # A name no passage spells at all is named by itself, as before.
+    assert corpus.unspelled("What does math.clamp_all() do?") == ["clamp_all"]

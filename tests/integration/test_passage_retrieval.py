@@ -156,13 +156,24 @@ async def test_an_unanswerable_question_is_refused(corpus: LocalCorpus) -> None:
     assert out["findings"] == []
 
 
-async def test_a_question_about_code_no_document_spells_is_refused(corpus: LocalCorpus) -> None:
-    # Pages about str's other methods share every other word of the question: none answers.
-    out = await _run(corpus, "What does str.remove_prefix_all return?")
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        # Pages about str's other methods share every other word of the question: none answers.
+        ("What does str.remove_prefix_all return?", "remove_prefix_all"),
+        # The pages say "closed" (of connections), but the reference that heads its entries
+        # "str.removeprefix(prefix, /)" never writes str.close: no such method is documented.
+        ("What does str.close() return?", "str.close"),
+    ],
+)
+async def test_a_question_about_code_no_document_spells_is_refused(
+    corpus: LocalCorpus, question: str, name: str
+) -> None:
+    out = await _run(corpus, question)
     assert out["status"] == "insufficient_evidence"
     assert out["audit"]["stop_reason"] == "unknown_name"
     assert out["audit"]["missing"].startswith(
-        "no document mentions remove_prefix_all, which the question names"
+        f"no document mentions {name}, which the question names"
     )
     assert len(out["audit"]["rounds"]) == 1  # no second round looks for it
 

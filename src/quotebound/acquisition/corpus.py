@@ -44,7 +44,7 @@ from quotebound.acquisition.duplicates import (
     same_content,
     same_content_pairs,
 )
-from quotebound.acquisition.ftsquery import code_names, fts_query
+from quotebound.acquisition.ftsquery import code_names, fts_query, phrase, qualified_names
 from quotebound.acquisition.providers import SearchCandidate, SearchResponse, search_response
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.storage.rawstore import RawPage, parsed_page
@@ -72,6 +72,7 @@ ORDER BY {_BM25}, rowid LIMIT ?
 """A page's best passages for a query (for the HTML twin that takes its copy's place)."""
 _FIRST_PASSAGE = "SELECT title, heading, body FROM passages WHERE path = ? ORDER BY rowid LIMIT 1"
 _SPELLED = "SELECT 1 FROM passages WHERE passages MATCH ? LIMIT 1"
+_HEADINGS = "SELECT heading FROM passages WHERE passages MATCH ?"
 _PASSAGES_SEARCHED = 400
 """Best passages a search ranks pages by."""
 _SHARED_WORDS = 8
@@ -185,17 +186,28 @@ class LocalCorpus:
         return search_response(self, query, started, candidates=candidates, failure=failure)
 
     def unspelled(self, text: str) -> list[str]:
-        """The code ``text`` names (:func:`~quotebound.acquisition.ftsquery.code_names`) that no
-        passage of the corpus spells, as ``text`` writes it (the index refreshed first if this
-        corpus has not been searched yet)."""
+        """The code ``text`` names that no passage of the corpus spells, as ``text`` writes it
+        (the index refreshed first if this corpus has not been searched yet): a name of
+        :func:`~quotebound.acquisition.ftsquery.code_names` no passage spells, and a qualified
+        name whose own name the corpus spells, but never under its qualifier
+        (:func:`_never_under`)."""
         names = code_names(text)
         if not names:
             return []
         if not self._refreshed:
             self.refresh()
         with closing(open_index(self.index_path, self.root)) as db:
-            spelled = [db.execute(_SPELLED, (match,)).fetchone() for match in names.values()]
-        return [name for name, found in zip(names, spelled, strict=True) if found is None]
+            unknown = [
+                name
+                for name, match in names.items()
+                if db.execute(_SPELLED, (match,)).fetchone() is None
+            ]
+            unknown += [
+                name
+                for name, (qualifier, own) in qualified_names(text).items()
+                if own not in unknown and _never_under(db, qualifier, own)
+            ]
+        return unknown
 
     def _search(self, query: str, match: str, limit: int) -> tuple[SearchCandidate, ...]:
         if not self._refreshed:
@@ -385,6 +397,24 @@ def _own_passages(
         for i, j in twins
     }
     return [r for i, r in enumerate(rows) if i not in dropped]
+
+
+def _never_under(db: sqlite3.Connection, qualifier: str, own: str) -> bool:
+    """Whether the corpus documents names under ``qualifier`` but never ``own`` under it: a
+    heading spells ``qualifier.`` followed by a name, as a reference heads its entries
+    (``math.sqrt(x)``), yet no passage spells the two together (``math.clamp``) and no page
+    whose title names ``qualifier`` mentions ``own``. A question about ``math.clamp()`` asks
+    then about a name the documents do not have, however often they say "clamp" elsewhere;
+    the asker's own variable (``my_list.sort()``) is no qualifier a heading spells."""
+    together = (
+        f"{phrase(f'{qualifier}.{own}')}"
+        f" OR (title : {phrase(qualifier)} AND {{heading body}} : {phrase(own)})"
+    )
+    if db.execute(_SPELLED, (together,)).fetchone() is not None:
+        return False
+    qualifies = re.compile(rf"(?<!\w){re.escape(qualifier)}\.\w")
+    headings = db.execute(_HEADINGS, (f"heading : {phrase(qualifier)}",))
+    return any(qualifies.search(heading) for (heading,) in headings)
 
 
 def _page_score(scores: list[tuple[float, str, str]]) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["code_names", "fts_query", "option_keys"]
+__all__ = ["code_names", "fts_query", "option_keys", "phrase", "qualified_names"]
 
 _WORD = re.compile(r"\w+")
 _OPTION = re.compile(r"(?<![\w-])(--?)([A-Za-z][\w-]*)")
@@ -57,16 +57,27 @@ def code_names(text: str) -> dict[str, str]:
     for token in _CODE.findall(text):
         last = token.rpartition(".")[2]
         if _LETTERS.search(last):
-            names[last] = _phrase(last)
+            names[last] = phrase(last)
     for name in _DOT_NAME.findall(text):
         if _LETTERS.search(name):
-            names["." + name] = _phrase(name)
+            names["." + name] = phrase(name)
     for dashes, name in _OPTION.findall(text):
         names[dashes + name] = f'keys : "{_option_key(dashes, name)}"'
     return names
 
 
-def _phrase(name: str) -> str:
+def qualified_names(text: str) -> dict[str, tuple[str, str]]:
+    """The qualified names ``text`` writes (``math.clamp``, ``pathlib.Path.walk``), each with
+    its last qualifier and its own name (``Path`` and ``walk``). Numbers (``3.11``) are none."""
+    names: dict[str, tuple[str, str]] = {}
+    for token in _CODE.findall(text):
+        parts = token.split(".")
+        if len(parts) > 1 and _LETTERS.search(parts[-2]) and _LETTERS.search(parts[-1]):
+            names[token] = (parts[-2], parts[-1])
+    return names
+
+
+def phrase(name: str) -> str:
     """The FTS5 phrase of a passage that spells ``name``: its words, quoted."""
     return '"' + " ".join(_WORD.findall(name.lower())) + '"'
 
@@ -85,7 +96,7 @@ def fts_query(text: str) -> str | None:
         return None
     terms = [w for w in words if w not in _STOPWORDS] or words
     phrases = [
-        _phrase(m) for m in [*_IDENTIFIER.findall(text), *_QUOTED.findall(text)] if _WORD.search(m)
+        phrase(m) for m in [*_IDENTIFIER.findall(text), *_QUOTED.findall(text)] if _WORD.search(m)
     ]
     keys = [f'keys : "{_option_key(d, n)}"' for d, n in _OPTION.findall(text)]
     named = [*dict.fromkeys(phrases), *dict.fromkeys(keys)]
