@@ -380,6 +380,12 @@ REFERENCE = {
 <body><h1>array — Efficient arrays of numbers</h1><h2>array.array(typecode)</h2>
 <p>A new array whose items are restricted by typecode.</p><h3>byteswap()</h3>
 <p>Swap the bytes of all items of the array.</p></body></html>""",
+    "typing.html": """<html><head><title>typing — Support for type hints</title></head><body>
+<h1>typing — Support for type hints</h1><h2>typing.cast(typ, val)</h2>
+<p>Cast a value to a type, which returns the value unchanged.</p></body></html>""",
+    "typeobj.html": """<html><head><title>Type objects</title></head><body><h1>Type objects</h1>
+<h2>date.replace(year=self.year, day=self.day)</h2>
+<p>A subtype may override this slot, and a day counter is kept.</p></body></html>""",
 }
 
 
@@ -398,7 +404,12 @@ async def test_unspelled_names_a_qualified_name_the_documents_never_write(
     # A page about decimal, or about array, mentions the name under its own heading.
     assert corpus.unspelled("When is decimal.clamp set?") == []
     assert corpus.unspelled("Does array.byteswap() work in place?") == []
-    # The asker's own variable qualifies nothing the reference heads an entry with.
+    # Names are read as written: "Type objects ... override" is not the typing page saying
+    # "override", although the index stems "typing" and "type" alike.
+    assert corpus.unspelled("What does typing.override check?") == ["typing.override"]
+    # The asker's own variable qualifies nothing the reference heads an entry with, nor does
+    # a parameter's default ("year=self.year").
     assert corpus.unspelled("Why does my_numbers.floor() fail?") == []
+    assert corpus.unspelled("Why is self.counter never reset?") == []
     # A name no passage spells at all is named by itself, as before.
     assert corpus.unspelled("What does math.clamp_all() do?") == ["clamp_all"]

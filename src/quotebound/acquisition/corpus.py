@@ -50,7 +50,7 @@ from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.storage.rawstore import RawPage, parsed_page
 from quotebound.text.documents import decode_document
 from quotebound.text.page import Page
-from quotebound.text.passages import passage_head, under_heading
+from quotebound.text.passages import HEADING_SEPARATOR, passage_head, under_heading
 from quotebound.tiers import TrustTier
 from quotebound.urls import canonical_url
 
@@ -73,6 +73,7 @@ ORDER BY {_BM25}, rowid LIMIT ?
 _FIRST_PASSAGE = "SELECT title, heading, body FROM passages WHERE path = ? ORDER BY rowid LIMIT 1"
 _SPELLED = "SELECT 1 FROM passages WHERE passages MATCH ? LIMIT 1"
 _HEADINGS = "SELECT heading FROM passages WHERE passages MATCH ?"
+_WRITTEN = "SELECT title, heading, body FROM passages WHERE passages MATCH ?"
 _PASSAGES_SEARCHED = 400
 """Best passages a search ranks pages by."""
 _SHARED_WORDS = 8
@@ -400,21 +401,42 @@ def _own_passages(
 
 
 def _never_under(db: sqlite3.Connection, qualifier: str, own: str) -> bool:
-    """Whether the corpus documents names under ``qualifier`` but never ``own`` under it: a
-    heading spells ``qualifier.`` followed by a name, as a reference heads its entries
-    (``math.sqrt(x)``), yet no passage spells the two together (``math.clamp``) and no page
-    whose title names ``qualifier`` mentions ``own``. A question about ``math.clamp()`` asks
-    then about a name the documents do not have, however often they say "clamp" elsewhere;
-    the asker's own variable (``my_list.sort()``) is no qualifier a heading spells."""
-    together = (
-        f"{phrase(f'{qualifier}.{own}')}"
-        f" OR (title : {phrase(qualifier)} AND {{heading body}} : {phrase(own)})"
-    )
-    if db.execute(_SPELLED, (together,)).fetchone() is not None:
-        return False
-    qualifies = re.compile(rf"(?<!\w){re.escape(qualifier)}\.\w")
+    """Whether the corpus documents names under ``qualifier`` but never ``own`` under it.
+
+    Under ``qualifier``: some passage's own heading names ``qualifier.`` followed by a name,
+    as a reference heads its entries (``math.sqrt(x)``; a parameter's default such as
+    ``tzinfo=self.tzinfo`` is no entry). Never ``own``: no passage writes the two together
+    (``math.clamp``), and no page whose title names ``qualifier`` mentions ``own``. A question
+    about ``math.clamp()`` then asks about a name the documents do not have, however often
+    they say "clamp" elsewhere; the asker's own variable (``my_list.sort()``) heads no entry.
+    Names are matched as written, case and all: the index's stemmed words only narrow the
+    passages read (its "typing override" is also "an immutable type, override")."""
+    named, mentioned = _written(qualifier), _written(own)
+    together = re.compile(rf"{named.pattern}[ .]{mentioned.pattern}")
+    for title, heading, body in db.execute(
+        _WRITTEN,
+        (
+            f"{phrase(f'{qualifier}.{own}')}"
+            f" OR (title : {phrase(qualifier)} AND {{heading body}} : {phrase(own)})",
+        ),
+    ):
+        text = f"{heading}\n{body}"
+        if together.search(text) or (named.search(title) and mentioned.search(text)):
+            return False
+    qualifies = re.compile(rf"{named.pattern}\.\w")
     headings = db.execute(_HEADINGS, (f"heading : {phrase(qualifier)}",))
-    return any(qualifies.search(heading) for (heading,) in headings)
+    return any(qualifies.search(_entry_name(heading)) for (heading,) in headings)
+
+
+def _entry_name(heading: str) -> str:
+    """What a passage's own heading names, its parameters left out: ``datetime.combine`` of
+    "classmethod datetime.combine(date, time, tzinfo=self.tzinfo)"."""
+    return heading.rpartition(HEADING_SEPARATOR)[2].partition("(")[0]
+
+
+def _written(name: str) -> re.Pattern[str]:
+    """``name`` as a whole word, written as it is."""
+    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
 
 
 def _page_score(scores: list[tuple[float, str, str]]) -> float:
