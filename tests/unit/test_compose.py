@@ -230,6 +230,19 @@ LEASE = Page(
 LEASE_QUESTION = "How long do widget cache entries live before they expire?"
 
 
+def test_a_claim_that_ends_with_a_colon_takes_what_it_introduces() -> None:
+    lead = "Widget cache entries expire in one way only:"
+    follows = "they live until their lease of one hour runs out."
+    long = " ".join(["the lease is renewed by every read of the entry"] * 6) + "."
+    for after, claim in ((follows, f"{lead} {follows}"), (long, lead)):
+        page = Page(url="https://lease.example/expiry", title="Expiry", text=f"{lead}\n\n{after}")
+        item = evidence_for(LEASE_QUESTION, page, page.text)
+        item.update(relevance=0.9, parts=[0.9], score=0.9)
+        [finding] = compose_extractive(LEASE_QUESTION, [item])["findings"]
+        # What follows joins the claim unless the two run past a claim's length.
+        assert finding["claim"] == claim
+
+
 def _scored(quote: str, relevance: float, meaning: float | None) -> EvidenceItem:
     item = evidence_for(LEASE_QUESTION, LEASE, quote)
     item.update(relevance=relevance, parts=[relevance], score=relevance, meaning=meaning)

@@ -30,6 +30,8 @@ _NEAR_DUPLICATE = 0.8
 _URL = re.compile(r"\w+://\S+")
 _FIT_WEIGHT = 0.3
 _MIN_CLAIM_WORDS = 4
+_MAX_CLAIM_WORDS = 60
+"""The longest a claim grows when a sentence ending in a colon takes the next one with it."""
 _CLAIM_NOISE = (
     (re.compile(r"[¶§]"), ""),  # Sphinx and Javadoc anchor marks
     (re.compile(r"^\s*(?:[*•·‣▪–-]\s+)+"), ""),  # list bullets, "* - " table rows included
@@ -138,7 +140,8 @@ def _claim(question: str, item: EvidenceItem) -> str:
 
     Relevant sentences without a URL come first: a claim never cites a page the thread did
     not fetch, so review would reject one that carries a link. Then sentences of the shape the
-    question expects (a number for "how many" ...), then full sentences over fragments.
+    question expects (a number for "how many" ...), then full sentences over fragments. A
+    sentence that ends with a colon takes the next one with it (:func:`_with_what_it_introduces`).
     """
     quote = item["quote"]
     kind = question_type(question)
@@ -155,8 +158,23 @@ def _claim(question: str, item: EvidenceItem) -> str:
             -span[0],
         )
 
-    start, end = max(spans, key=rank)
+    best = max(spans, key=rank)
+    start, end = _with_what_it_introduces(quote, spans, best)
     return _clean(quote[start:end])
+
+
+def _with_what_it_introduces(
+    quote: str, spans: list[tuple[int, int]], span: tuple[int, int]
+) -> tuple[int, int]:
+    """``span``, or with the sentence after it when it ends with a colon: a sentence that
+    introduces what follows ("Python's deep copy operation avoids these problems by:") reads
+    as a claim only with it, unless the two together run past ``_MAX_CLAIM_WORDS``."""
+    start, end = span
+    following = spans.index(span) + 1
+    if not quote[start:end].endswith(":") or following == len(spans):
+        return span
+    joined = (start, spans[following][1])
+    return joined if len(quote[joined[0] : joined[1]].split()) <= _MAX_CLAIM_WORDS else span
 
 
 def _clean(text: str) -> str:
