@@ -243,6 +243,23 @@ def test_a_claim_that_ends_with_a_colon_takes_what_it_introduces() -> None:
         assert finding["claim"] == claim
 
 
+def test_a_line_of_code_that_ends_in_a_comment_is_a_claim_of_its_own() -> None:
+    question = "How do I make a shallow copy of a widget?"
+    shallow = "w = widgets.copy(v)  # make a shallow copy of v"
+    deep = "w = widgets.deepcopy(v)  # make a deep copy of v"
+    page = Page(
+        url="https://widgets.example/copy",
+        title="Copying widgets",
+        text=f"Interface summary:\n\n{shallow}\n{deep}\n\nA # in a sentence is no comment.",
+    )
+    item = evidence_for(question, page, page.text)
+    item.update(relevance=0.9, parts=[0.9], score=0.9)
+    [finding] = compose_extractive(question, [item])["findings"]
+    # The comment ends at the end of its line: the next line is another statement.
+    assert finding["claim"] == "w = widgets.copy(v) # make a shallow copy of v"
+    assert finding["quote"] == page.text
+
+
 def _scored(quote: str, relevance: float, meaning: float | None) -> EvidenceItem:
     item = evidence_for(LEASE_QUESTION, LEASE, quote)
     item.update(relevance=relevance, parts=[relevance], score=relevance, meaning=meaning)

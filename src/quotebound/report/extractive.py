@@ -32,6 +32,9 @@ _FIT_WEIGHT = 0.3
 _MIN_CLAIM_WORDS = 4
 _MAX_CLAIM_WORDS = 60
 """The longest a claim grows when a sentence ending in a colon takes the next one with it."""
+_COMMENTED_LINE = re.compile(r"[^\n]*[ \t]#[ \t][^\n]*\n")
+"""A line that ends in a code comment (``x = copy.copy(y)  # make a shallow copy of y``): the
+comment runs to the line's end, so the next line is a statement of its own."""
 _CLAIM_NOISE = (
     (re.compile(r"[¶§]"), ""),  # Sphinx and Javadoc anchor marks
     (re.compile(r"^\s*(?:[*•·‣▪–-]\s+)+"), ""),  # list bullets, "* - " table rows included
@@ -141,11 +144,13 @@ def _claim(question: str, item: EvidenceItem) -> str:
     Relevant sentences without a URL come first: a claim never cites a page the thread did
     not fetch, so review would reject one that carries a link. Then sentences of the shape the
     question expects (a number for "how many" ...), then full sentences over fragments. A
-    sentence that ends with a colon takes the next one with it (:func:`_with_what_it_introduces`).
+    sentence that ends with a colon takes the next one with it (:func:`_with_what_it_introduces`);
+    a line of code that ends in a comment is a sentence of its own (:func:`_code_lines`).
     """
     quote = item["quote"]
     kind = question_type(question)
-    spans = sentence_spans(quote) or [(0, len(quote))]
+    sentences = sentence_spans(quote) or [(0, len(quote))]
+    spans = [line for span in sentences for line in _code_lines(quote, span)]
 
     def rank(span: tuple[int, int]) -> tuple[bool, bool, float, int]:
         sentence = _clean(quote[span[0] : span[1]])
@@ -161,6 +166,16 @@ def _claim(question: str, item: EvidenceItem) -> str:
     best = max(spans, key=rank)
     start, end = _with_what_it_introduces(quote, spans, best)
     return _clean(quote[start:end])
+
+
+def _code_lines(quote: str, span: tuple[int, int]) -> list[tuple[int, int]]:
+    """``span`` of ``quote``, cut after each line in it that ends in a code comment."""
+    start, end = span
+    out = []
+    for line in _COMMENTED_LINE.finditer(quote, start, end):
+        out.append((start, line.end() - 1))
+        start = line.end()
+    return [*out, (start, end)]
 
 
 def _with_what_it_introduces(
