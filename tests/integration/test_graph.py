@@ -281,9 +281,14 @@ def _good() -> str:
     )
 
 
+ENOUGH = json.dumps({"decision": "compose", "reason": "the quotes answer both parts"})
+"""The model's judgment after round 1: QUESTION is in two parts, each answered, so the signals
+offer one more round for the part answered least surely, and the model declines it."""
+
+
 async def _llm_run(corpus: LocalCorpus, replies: list[str]) -> tuple[dict[str, Any], Any]:
     store = InMemoryStore()
-    model = FakeListChatModel(responses=[PLAN, *replies])
+    model = FakeListChatModel(responses=[PLAN, ENOUGH, *replies])
     out = await _run(corpus, store=store, model=model)
     return out, store
 

@@ -72,3 +72,50 @@ def test_a_stop_for_time_or_nothing_new_reads_as_far_and_an_unknown_name_does_no
     a = assess(named, now=time.time())
     assert (a.decision, a.stop_reason) == (Decision.INSUFFICIENT, Reason.UNKNOWN_NAME)
     assert not final_round({**named, "stop_reason": a.stop_reason.value})  # type: ignore[typeddict-item]
+
+
+TWO_PARTS = "How long do widget cache entries live, and who maintains the widget store?"
+TEAM = Page(
+    url="https://lease.example/team",
+    title="Team",
+    text="The widget store is maintained by the platform team in Lisbon.",
+)
+
+
+def _answered_in_parts(round_no: int, fetched: int) -> ResearchState:
+    """A question in two parts, each answered by a quote of its own page."""
+    lease = evidence_for(TWO_PARTS, LEASE, LEASE.text)
+    lease.update(relevance=0.9, parts=[0.9, 0.1], score=0.9)
+    team = evidence_for(TWO_PARTS, TEAM, TEAM.text)
+    team.update(relevance=0.6, parts=[0.1, 0.6], score=0.6)
+    state: dict[str, Any] = {
+        "question": TWO_PARTS,
+        "settings": {"max_rounds": 2, "max_sources": 4},
+        "round": round_no,
+        "deadline": time.time() + 60,
+        "fetched": [{"source_id": f"s{i}"} for i in range(fetched)],
+        "new_candidates": 3,
+        "evidence": [lease, team],
+    }
+    return state  # type: ignore[return-value]
+
+
+def test_a_question_in_parts_reads_once_more_for_the_part_answered_least_surely() -> None:
+    a = assess(_answered_in_parts(1, fetched=3), now=time.time())
+    # Each part has an answer after the first round; the second part's shares fewer words.
+    assert (a.decision, a.stop_reason) == (Decision.SEARCH, None)
+    assert a.gaps == ("who maintains the widget store",)
+    # After that round, or when no source is left to read, the answers are composed.
+    for round_no, fetched in ((2, 4), (1, 4)):
+        done = assess(_answered_in_parts(round_no, fetched), now=time.time())
+        assert (done.decision, done.stop_reason, done.gaps) == (
+            Decision.COMPOSE,
+            Reason.SUFFICIENT,
+            (),
+        )
+    # A question in one part answered after the first round is composed at once.
+    one = _answered_in_parts(1, fetched=3)
+    one["question"] = "How long do widget cache entries live?"
+    for item in one["evidence"]:
+        item["parts"] = item["parts"][:1]
+    assert assess(one, now=time.time()).stop_reason == Reason.SUFFICIENT

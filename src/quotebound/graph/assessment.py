@@ -109,13 +109,28 @@ def _covered(
     return relevant, gaps
 
 
+def _least_answered(parts: list[str], relevant: list[EvidenceItem]) -> int:
+    """The part of a question in parts whose best answering quote shares the least of its
+    words (the first on ties)."""
+
+    def best(i: int) -> float:
+        return max((e["parts"][i] for e in relevant if answers(e, i)), default=0.0)
+
+    return min(range(len(parts)), key=lambda i: (best(i), i))
+
+
 def assess(state: ResearchState, *, now: float) -> Assessment:
     """The deterministic signals: coverage per sub-question, new evidence, budgets, time.
 
     While the run can read more, a part is answered on the strict rule; a stop for time,
     budget or lack of new evidence decides between composing and insufficient evidence on the
     rule for a run that can read no more (``final``, see
-    :mod:`~quotebound.report.answering`)."""
+    :mod:`~quotebound.report.answering`).
+
+    A question in parts whose every part has an answer after the first round reads once more
+    while rounds and sources are left, searching for the part answered least surely
+    (:func:`_least_answered`): a part's words shared by a page about something else answer it
+    as well as the page that answers it, and the first round reads a single page per part."""
     settings = state["settings"]
     parts = sub_questions(state["question"])
     unanswerable = _about_unknown_names(parts, state.get("unknown_names") or [])
@@ -135,6 +150,18 @@ def assess(state: ResearchState, *, now: float) -> Assessment:
     if now >= float(state.get("deadline") or 0):
         # Over budget the run stops and says so, whatever it found in time.
         return stop(Reason.TIMEOUT, "the run's time budget is spent")
+    can_read = round_no < int(settings["max_rounds"]) and len(state.get("fetched") or []) < int(
+        settings["max_sources"]
+    )
+    if not gaps and relevant and len(parts) > 1 and round_no == 1 and can_read:
+        weakest = parts[_least_answered(parts, relevant)]
+        return Assessment(
+            Decision.SEARCH,
+            None,
+            (weakest,),
+            f"every part of the question has verified evidence; one more round for the part "
+            f"answered least surely: {weakest}",
+        )
     if not gaps and relevant:
         return Assessment(
             Decision.COMPOSE,
