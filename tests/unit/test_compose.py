@@ -250,7 +250,7 @@ def test_a_line_of_code_that_ends_in_a_comment_is_a_claim_of_its_own() -> None:
     page = Page(
         url="https://widgets.example/copy",
         title="Copying widgets",
-        text=f"Interface summary:\n\n{shallow}\n{deep}\n\nA # in a sentence is no comment.",
+        text=f"Interface summary:\n\n{shallow}\n{deep}",
     )
     item = evidence_for(question, page, page.text)
     item.update(relevance=0.9, parts=[0.9], score=0.9)
