@@ -8,6 +8,7 @@ from quotebound.evidence import encoder
 from quotebound.evidence.candidates import extract_candidates
 from quotebound.evidence.ranking import by_meaning, by_page_rank, join_neighbours, rank_pages
 from quotebound.report.answering import answers
+from quotebound.text.page import Page
 from quotebound.text.parsing import parse_page
 from quotebound.text.passages import passage_head, passages
 
@@ -183,3 +184,22 @@ def test_neighbours_worth_reading_join_into_one_quote(monkeypatch: pytest.Monkey
     others = join_neighbours(ranked, lambda r: r.candidate.quote != lead)
     assert sorted(r.candidate.quote for r in others) == sorted([lead, span(what, found), nothing])
     assert join_neighbours(ranked, lambda r: False) == ranked
+
+
+def _archive_page(kind: str) -> Page:
+    body = "".join(
+        f"<p>The archive tool writes member {i} of the {kind} archive into the directory "
+        f"that the target option names, creating it first when it is missing.</p>"
+        for i in range(12)
+    )
+    html = f"<html><head><title>{kind}</title></head><body><main>{body}</main></body></html>"
+    return parse_page(html, content_type="text/html")
+
+
+def test_meaning_is_compared_for_a_few_best_quotes_of_each_page_read() -> None:
+    pages = [_archive_page(kind) for kind in ("tar", "zip", "cpio")]
+    read = [(p, p.title, extract_candidates(p, source_id=f"s{i}")) for i, p in enumerate(pages)]
+    # A round of one page compares its 7 best quotes, not 12; three pages, 20 in all.
+    for count, compared in ((1, 7), (2, 14), (3, 20)):
+        ranked = by_meaning(QUESTION, rank_pages(QUESTION, read[:count]))
+        assert sum(r.meaning is not None for rs in ranked for r in rs) == compared

@@ -63,8 +63,10 @@ _RETRIEVED_K = 3.0
 weight / (k + r), and as much again for its page's rank among the search's results."""
 _MEANING_WEIGHT = 2.0
 _MEANING_TOP = 20
+_MEANING_PER_PAGE = 7
 """The best quotes (over all the pages ranked at once) whose meaning is compared with the
-question's; each gains weight x cosine similarity."""
+question's: 7 for each page ranked, ``_MEANING_TOP`` at most (a round of three pages); each
+gains weight x cosine similarity. A round that reads a single page compares its 7 best."""
 
 
 @dataclass(frozen=True)
@@ -216,7 +218,8 @@ def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
     questions = sub_questions(question)
     places = [(page, i) for page, rs in enumerate(ranked) for i in range(len(rs))]
     # Stable: ties go to the earlier page, then the earlier place in its ranking.
-    top = sorted(places, key=lambda p: -ranked[p[0]][p[1]].score)[:_MEANING_TOP]
+    compared = min(_MEANING_TOP, _MEANING_PER_PAGE * len(ranked))
+    top = sorted(places, key=lambda p: -ranked[p[0]][p[1]].score)[:compared]
     if not top:
         return ranked  # nothing to compare: the encoder is not even loaded
     quotes = [ranked[page][i].candidate.quote for page, i in top]
