@@ -150,9 +150,9 @@ def assess(state: ResearchState, *, now: float) -> Assessment:
     if now >= float(state.get("deadline") or 0):
         # Over budget the run stops and says so, whatever it found in time.
         return stop(Reason.TIMEOUT, "the run's time budget is spent")
-    can_read = round_no < int(settings["max_rounds"]) and len(state.get("fetched") or []) < int(
-        settings["max_sources"]
-    )
+    rounds_spent = round_no >= int(settings["max_rounds"])
+    sources_spent = len(state.get("fetched") or []) >= int(settings["max_sources"])
+    can_read = not (rounds_spent or sources_spent)
     if not gaps and relevant and len(parts) > 1 and round_no == 1 and can_read:
         weakest = parts[_least_answered(parts, relevant)]
         return Assessment(
@@ -177,9 +177,9 @@ def assess(state: ResearchState, *, now: float) -> Assessment:
             + ", which the question names",
             final=False,
         )
-    if round_no >= int(settings["max_rounds"]):
+    if rounds_spent:
         return stop(Reason.BUDGET_EXHAUSTED, f"{round_no} of {settings['max_rounds']} rounds used")
-    if len(state.get("fetched") or []) >= int(settings["max_sources"]):
+    if sources_spent:
         return stop(Reason.BUDGET_EXHAUSTED, f"{settings['max_sources']} sources read")
     if round_no > 1 and new_relevant == 0 and not state.get("new_candidates"):
         return stop(Reason.NO_NEW_EVIDENCE, "the last round found nothing new")
