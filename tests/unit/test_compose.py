@@ -260,6 +260,25 @@ def test_a_line_of_code_that_ends_in_a_comment_is_a_claim_of_its_own() -> None:
     assert finding["quote"] == page.text
 
 
+def test_a_claim_that_ends_without_a_stop_does_not_run_on_into_the_next_in_the_answer() -> None:
+    question = "How do I make a shallow copy of a widget, and how do I delete a widget?"
+    code = "w = widgets.copy(v)  # make a shallow copy of v"
+    prose = "Delete a widget with widgets.remove(w), which also frees its handle."
+    page = Page(url="https://widgets.example/copy", title="Copying widgets", text=code)
+    other = Page(url="https://widgets.example/delete", title="Deleting widgets", text=prose)
+    first = evidence_for(question, page, page.text)
+    first.update(relevance=0.9, parts=[0.9, 0.0], score=0.9)
+    second = evidence_for(question, other, other.text)
+    second.update(relevance=0.9, parts=[0.0, 0.9], score=0.8)
+    composition = compose_extractive(question, [first, second])
+    assert [f["claim"] for f in composition["findings"]] == [
+        "w = widgets.copy(v) # make a shallow copy of v",
+        prose,
+    ]
+    # Joined by a space alone, the comment would read on into the next claim.
+    assert composition["answer"] == f"w = widgets.copy(v) # make a shallow copy of v. {prose}"
+
+
 def _scored(quote: str, relevance: float, meaning: float | None) -> EvidenceItem:
     item = evidence_for(LEASE_QUESTION, LEASE, quote)
     item.update(relevance=relevance, parts=[relevance], score=relevance, meaning=meaning)

@@ -35,6 +35,8 @@ _MAX_CLAIM_WORDS = 60
 _COMMENTED_LINE = re.compile(r"[^\n]*[ \t]#[ \t][^\n]*\n")
 """A line that ends in a code comment (``x = copy.copy(y)  # make a shallow copy of y``): the
 comment runs to the line's end, so the next line is a statement of its own."""
+_ENDS_SENTENCE = re.compile(r"[.!?…:;][\"'”’)\]]*$")
+"""How a sentence ends: its stop, then any closing quotes or brackets."""
 _CLAIM_NOISE = (
     (re.compile(r"[¶§]"), ""),  # Sphinx and Javadoc anchor marks
     (re.compile(r"^\s*(?:[*•·‣▪–-]\s+)+"), ""),  # list bullets, "* - " table rows included
@@ -199,7 +201,9 @@ def _clean(text: str) -> str:
 
 
 def _extractive_answer(question: str, findings: list[Finding]) -> str:
-    """The top claim, plus the best claim for each further sub-question (at most three)."""
+    """The top claim, plus the best claim for each further sub-question (at most three). A full
+    stop follows a claim that lacks one (a line of code: "x = copy.copy(y)  # make a shallow
+    copy of y"), so that it does not read on into the next claim."""
     if not findings:
         return ""
     claims = [findings[0]["claim"]]
@@ -208,7 +212,9 @@ def _extractive_answer(question: str, findings: list[Finding]) -> str:
         score, _, claim = max(scored)
         if score >= RELEVANCE_THRESHOLD and claim not in claims:
             claims.append(claim)
-    return " ".join(claims[:_MAX_ANSWER_SENTENCES])
+    claims = claims[:_MAX_ANSWER_SENTENCES]
+    ended = [c if _ENDS_SENTENCE.search(c) else f"{c}." for c in claims[:-1]]
+    return " ".join([*ended, claims[-1]])
 
 
 def finding_for(
