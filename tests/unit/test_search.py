@@ -13,6 +13,7 @@ from quotebound.acquisition.providers import (
     SearchCandidate,
     SearchResponse,
     dedupe,
+    fused,
     raw_content_page,
     select_for_fetch,
 )
@@ -74,6 +75,27 @@ def test_dedupe_orders_by_rank_then_provider_order_then_url() -> None:
     # tavily appears first in the input, so it wins ties on rank; then canonical URL.
     assert urls == ["https://m.org/1", "https://a.org/1", "https://z.org/1", "https://b.org/2"]
     assert [c.url for c in dedupe(cs)] == urls
+
+
+def test_fused_answers_put_a_page_several_queries_find_before_one_ranked_higher_once() -> None:
+    # Three wordings of one gap: each ranks its own page first, and all three find the page
+    # that answers second.
+    answers = [
+        [cand("https://a.org/1", rank=1), cand("https://both.org/1", rank=2)],
+        [cand("https://b.org/1", rank=1), cand("https://both.org/1", rank=2)],
+        [cand("https://c.org/1", rank=1), cand("https://both.org/1", rank=2)],
+    ]
+    out = fused(answers)
+    assert [c.url for c in dedupe(c for answer in out for c in answer)] == [
+        "https://both.org/1",
+        "https://a.org/1",  # ties: the earlier answer
+        "https://b.org/1",
+        "https://c.org/1",
+    ]
+    # Each answer keeps its candidates, ranked by the fusion.
+    assert [[c.rank for c in answer] for answer in out] == [[2, 1], [3, 1], [4, 1]]
+    # One answer keeps its order.
+    assert fused(answers[:1]) == [answers[0]]
 
 
 def test_select_for_fetch_caps_each_domain_and_keeps_the_rest_as_replacements() -> None:

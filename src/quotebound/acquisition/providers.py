@@ -1,4 +1,5 @@
-"""Search candidates, the provider interface, the provider ladder and selection for fetching.
+"""Search candidates, the provider interface, the provider ladder, the fusion of several answers
+and selection for fetching.
 
 A search result is a candidate, never a fact (tier SEARCH_RESULT, docs/architecture.md §3).
 Providers never raise for their own failures: each attempt comes back as a :class:`ProviderRun`
@@ -29,6 +30,7 @@ __all__ = [
     "SearchProvider",
     "SearchResponse",
     "dedupe",
+    "fused",
     "kind_of",
     "raw_content_page",
     "refusal",
@@ -300,6 +302,29 @@ def dedupe(candidates: Iterable[SearchCandidate]) -> list[SearchCandidate]:
         if kept is None or key(c) < key(kept):
             best[c.canonical_url] = c
     return sorted(best.values(), key=key)
+
+
+_FUSION_K = 3.0
+"""Reciprocal rank fusion of several answers: a page at rank r (1 best) of an answer gains
+1 / (k + r - 1)."""
+
+
+def fused(answers: Sequence[Sequence[SearchCandidate]]) -> list[list[SearchCandidate]]:
+    """Several answers to queries that seek one thing, each candidate re-ranked by reciprocal
+    rank fusion over them all: the sum, over the answers that hold its page, of its share for
+    its rank there (``_FUSION_K``). A page that several of the queries find comes before one
+    that a single query ranks a place higher. Ties go to the better single rank, then the
+    earlier answer, then the canonical URL."""
+    score: dict[str, float] = {}
+    best: dict[str, tuple[int, int]] = {}
+    for n, answer in enumerate(answers):
+        for c in answer:
+            url = c.canonical_url
+            score[url] = score.get(url, 0.0) + 1.0 / (_FUSION_K + c.rank - 1)
+            best[url] = min(best.get(url, (c.rank, n)), (c.rank, n))
+    order = sorted(score, key=lambda url: (-round(score[url], 9), best[url], url))
+    place = {url: rank for rank, url in enumerate(order, start=1)}
+    return [[replace(c, rank=place[c.canonical_url]) for c in answer] for answer in answers]
 
 
 def _domain(c: SearchCandidate) -> str:

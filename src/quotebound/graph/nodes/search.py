@@ -1,6 +1,7 @@
 """search: ask the provider ladder this round's queries, each answer put in the order to read it
-(its ranking fused with meaning); keep new candidates (tier 0), and note the code the question
-names that no corpus spells when only corpora are searched."""
+(its ranking fused with meaning), and the answers fused with each other when every query seeks
+one gap; keep new candidates (tier 0), and note the code the question names that no corpus
+spells when only corpora are searched."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from quotebound.acquisition.providers import (
     ProviderLadder,
     SearchCandidate,
     dedupe,
+    fused,
     raw_content_page,
 )
 from quotebound.acquisition.searchcache import SearchCache
@@ -81,7 +83,11 @@ async def search(state: ResearchState, runtime: Runtime[Context], *, deps: Deps)
     unknown = state.get("unknown_names")
     if unknown is None:
         unknown = await asyncio.to_thread(_unknown_names, toolkit, state["question"])
-    found: list[SearchCandidate] = [c for cands, _ in answers for c in cands]
+    lists = [cands for cands, _ in answers]
+    if len(state.get("gaps") or []) == 1 and len(lists) > 1:
+        # Every query of the round seeks the one gap: a page that several find is read first.
+        lists = fused(lists)
+    found: list[SearchCandidate] = [c for cands in lists for c in cands]
     runs = [r.to_dict() for _, runs in answers for r in runs]
     known = {c["canonical_url"] for c in state.get("candidates") or []}
     fresh = [c for c in dedupe(found) if c.canonical_url not in known]
