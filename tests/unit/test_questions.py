@@ -45,6 +45,14 @@ from quotebound.evidence.questions import QuestionType, answers_shape, fits, que
         ("Can I turn a table into a partitioned one?", QuestionType.YES_NO),
         # A yes/no question about what something returns is about the return value.
         ("Does str.split return a list?", QuestionType.RETURN),
+        # A question that tells its situation first is asked by a later sentence.
+        ("I ran pydoc on my script and it started my program. Why?", QuestionType.REASON),
+        ("My block reports 4096 bytes on macOS. Is that a bug?", QuestionType.YES_NO),
+        ("Our old code broke in 2019. When did the API change?", QuestionType.VERSION),
+        ("I bought three tickets. How many seats are left?", QuestionType.COUNT),
+        ("I bought three tickets. Who sold the last seats?", QuestionType.PERSON),
+        # A clause inside a sentence is not a sentence of its own.
+        ("I wonder why the pool is empty", QuestionType.GENERAL),
     ],
 )
 def test_question_types(question: str, kind: QuestionType) -> None:

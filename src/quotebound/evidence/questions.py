@@ -5,8 +5,10 @@
 ..." or "what is the oldest ... version" a date or version (a present-tense "when does ..."
 asks for a condition, and a leading "When I ..." is a clause),
 "which PEP ..." a PEP number, "what does X return" a return value, "who ..." a name, "what is the
-default ..." a default. Ranking prefers passages, and the extractive composer sentences, that
-have the expected shape; a question of no particular type expects nothing in particular.
+default ..." a default. A question may tell its situation first and ask in a later sentence
+("... every value comes out scrambled. Why?"): each of its sentences opens as a question would.
+Ranking prefers passages, and the extractive composer sentences, that have the expected shape;
+a question of no particular type expects nothing in particular.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ class QuestionType(Enum):
 
 _AUXILIARY = "|".join(AUXILIARIES)
 """A verb a question may open with, as a pattern."""
+_OPENS = r"(?:^|[.?!]\s+)\s*"
+"""Where a sentence of the question opens: a question often tells its situation first and asks
+last ("... cmdloop() still waits for keyboard input. Why is my stream not used?")."""
 _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
     # (type, whether its answer must have the type's shape, how it is asked)
     (QuestionType.PEP, True, re.compile(r"\bwhich\s+peps?\b|\bwhat\s+peps?\b", re.I)),
@@ -47,7 +52,7 @@ _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
         # "How much does it cost ...", "how much money did they spend ...", "what salary ...";
         # not "how much time does it spend ...".
         re.compile(
-            rf"(?:^|[,:;]\s*)(?:[\w-]+\s+)?how\s+much\s+(?:money\s+)?(?:{_AUXILIARY})\b"
+            rf"(?:^|[,:;.?!]\s*)(?:[\w-]+\s+)?how\s+much\s+(?:money\s+)?(?:{_AUXILIARY})\b"
             r"(?=[^?]*\b(?:costs?|pay|paid|earn(?:s|ed)?|spen[dt]|spends|charge[sd]?|worth)\b)"
             r"|\b(?:what|which)\s+(?:(?:is|was|are|were)\s+the\s+)?(?:[\w-]+\s+)?"
             r"(?:salar(?:y|ies)|prices?|fees?|wages?)\b",
@@ -60,7 +65,9 @@ _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
         # What the question (or a clause of it) opens with: "how many ...", "By how much ...",
         # "In 2020, how many ..."; not "Is X a cap on how big Y gets?" nor "How can I see how
         # much time ...".
-        re.compile(r"(?:^|[,:;]\s*)(?:[\w-]+\s+)?how\s+(?:many|much|long|large|big|often)\b", re.I),
+        re.compile(
+            r"(?:^|[,:;.?!]\s*)(?:[\w-]+\s+)?how\s+(?:many|much|long|large|big|often)\b", re.I
+        ),
     ),
     (
         QuestionType.VERSION,
@@ -75,9 +82,13 @@ _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
-    (QuestionType.VERSION, False, re.compile(r"^\s*when\s+(?:did|was|were|has|have|had)\b", re.I)),
+    (
+        QuestionType.VERSION,
+        False,
+        re.compile(_OPENS + r"when\s+(?:did|was|were|has|have|had)\b", re.I),
+    ),
     (QuestionType.RETURN, False, re.compile(r"\breturns?\b|\byields?\b", re.I)),
-    (QuestionType.PERSON, False, re.compile(r"^\s*(?:who|whom)\b", re.I)),
+    (QuestionType.PERSON, False, re.compile(_OPENS + r"(?:who|whom)\b", re.I)),
     (QuestionType.DEFAULT, False, re.compile(r"\bdefaults?\b", re.I)),
     (
         QuestionType.DIFFERENCE,
@@ -87,12 +98,12 @@ _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
     (
         QuestionType.REASON,
         False,
-        re.compile(r"^\s*why\b|\bwhat\s+(?:is|was)\s+the\s+reason\b", re.I),
+        re.compile(_OPENS + r"why\b|\bwhat\s+(?:is|was)\s+the\s+reason\b", re.I),
     ),
     (
         QuestionType.YES_NO,
         False,
-        re.compile(rf"^\s*(?:{_AUXILIARY}|isn't|aren't|doesn't|don't|can't)\b", re.I),
+        re.compile(rf"{_OPENS}(?:{_AUXILIARY}|isn't|aren't|doesn't|don't|can't)\b", re.I),
     ),
 )
 """Question types, most specific first. An amount of money, a number, version, date or PEP is
