@@ -101,6 +101,11 @@ def test_answer_shapes() -> None:
         ("How long is the lock held?", "The lock is held until the transaction ends.", True),
         ("How long is the lock held?", "The lock is held for a long time.", False),
         ("How large is the budget?", "It funds teams as well as maintainers.", False),
+        # A frequency in words answers "how often", not "how big".
+        ("How big is a WAL segment?", "Each segment is a single file.", False),
+        ("How big is a WAL segment?", "A segment is 16 MB.", True),
+        ("How often are backups taken?", "Backups run daily.", True),
+        ("How much faster is the new parser?", "It runs twice as fast.", True),
         # "When did": an event answers too.
         ("When did the mine close?", "The mine shut down after the war broke out.", True),
         ("What does str.split return?", "It gives back words.", True),

@@ -120,6 +120,8 @@ _NUMBER_WORDS = (
     r"|every|each|daily|weekly|monthly|yearly|annually|hourly|overnight"
 )
 """Numbers in words, and the frequencies and durations that answer "how often" or "how long"."""
+_NUMBER = r"(?<![\d.,])(?!(?:1[89]|20)\d\d(?![\d.,]))\d"
+"""A number that is not just a year."""
 _SHAPES: dict[QuestionType, re.Pattern[str]] = {
     # An amount of money: a sum with its currency's sign or name, or nothing to pay.
     QuestionType.PRICE: re.compile(
@@ -128,9 +130,7 @@ _SHAPES: dict[QuestionType, re.Pattern[str]] = {
         re.I,
     ),
     # A count or amount: a number that is not just a year, or a number in words.
-    QuestionType.COUNT: re.compile(
-        rf"(?<![\d.,])(?!(?:1[89]|20)\d\d(?![\d.,]))\d|\b(?:{_NUMBER_WORDS})\b", re.I
-    ),
+    QuestionType.COUNT: re.compile(rf"{_NUMBER}|\b(?:{_NUMBER_WORDS})\b", re.I),
     QuestionType.VERSION: re.compile(
         r"\b(?:version|release[sd]?|since|added|changed|deprecated|introduced)\b.{0,40}\d"
         r"|\b\d+\.\d+\b|\b(?:1[89]|20)\d\d\b"
@@ -162,6 +162,11 @@ _SHAPES: dict[QuestionType, re.Pattern[str]] = {
 }
 
 
+_HOW_OFTEN = re.compile(r"\bhow\s+(?:often|long)\b", re.I)
+"""What a frequency or duration in words ("every", "daily", "overnight") answers."""
+_AMOUNT = re.compile(rf"{_NUMBER}|\b(?:{_CARDINALS}|half|twice|double)\b", re.I)
+"""A number that is not just a year, or an amount in words: what answers "how much", "how big"
+or "how large"."""
 _MEASURED = re.compile(r"\bhow\s+(?:long|large|big)\b", re.I)
 """A measure, which a comparison gives as well as a figure: "how big should a table be"."""
 _COMPARED = re.compile(
@@ -251,15 +256,21 @@ def answers_shape(question: str, text: str) -> bool:
     """Whether ``text`` can answer ``question`` by shape: it must fit when the question demands
     a number, version, date or PEP ("how many", "which version", "which PEP"); any text can
     otherwise. A count must be of what is counted: "how many cabins" wants a number a few words
-    from "cabins", and a number the question gives is no answer to it. A measure ("how long",
-    "how big") may be given by comparison instead: "until the transaction ends"."""
+    from "cabins", and a number the question gives is no answer to it. A frequency or duration
+    in words ("each", "daily") answers "how often" and "how long" only, not "how big". A
+    measure ("how long", "how big") may be given by comparison instead: "until the transaction
+    ends"."""
     kind, demanded = _classified(question)
     if not demanded:
         return True
     counted = _counted(question) if kind is QuestionType.COUNT else frozenset()
     if not counted:
         measured = kind is QuestionType.COUNT and _MEASURED.search(question) is not None
-        return fits(kind, text) or (measured and _COMPARED.search(text) is not None)
+        if kind is QuestionType.COUNT and _HOW_OFTEN.search(question) is None:
+            shaped = _AMOUNT.search(text) is not None  # "each" or "daily" is no size
+        else:
+            shaped = fits(kind, text)
+        return shaped or (measured and _COMPARED.search(text) is not None)
     return _counts(counted, set(_WORD.findall(question)), text)
 
 
