@@ -64,9 +64,12 @@ weight / (k + r), and as much again for its page's rank among the search's resul
 _MEANING_WEIGHT = 2.0
 _MEANING_TOP = 20
 _MEANING_PER_PAGE = 7
-"""The best quotes (over all the pages ranked at once) whose meaning is compared with the
-question's: 7 for each page ranked, ``_MEANING_TOP`` at most (a round of three pages); each
-gains weight x cosine similarity. A round that reads a single page compares its 7 best."""
+"""The quotes whose meaning is compared with the question's: each page's 7 best, and the best
+over all the pages ranked at once (7 for each page, ``_MEANING_TOP`` at most); each gains
+weight x cosine similarity. A round that reads a single page compares its 7 best. A page
+all of whose quotes share fewer of the question's words than another page's still has its
+best compared: the search ranked it worth reading, and the answer it holds may say in other
+words what the question asks, which only its meaning shows."""
 
 
 @dataclass(frozen=True)
@@ -208,9 +211,10 @@ def _fused(rank: int | None) -> float:
 
 
 def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
-    """The pages' rankings (from :func:`rank_pages`) after the best quotes over all of them
-    gain their share for closeness in meaning to the question, or to the closest of its parts
-    for a question in parts (unchanged without the encoder).
+    """The pages' rankings (from :func:`rank_pages`) after each page's best quotes and the best
+    over all of them (``_MEANING_PER_PAGE``) gain their share for closeness in meaning to the
+    question, or to the closest of its parts for a question in parts (unchanged without the
+    encoder).
 
     A quote is read alone and under the heading it sits in ("FTS5 NEAR Queries: If no N
     parameter is supplied, it defaults to 10."), and the closer reading counts: a short
@@ -219,7 +223,9 @@ def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
     places = [(page, i) for page, rs in enumerate(ranked) for i in range(len(rs))]
     # Stable: ties go to the earlier page, then the earlier place in its ranking.
     compared = min(_MEANING_TOP, _MEANING_PER_PAGE * len(ranked))
-    top = sorted(places, key=lambda p: -ranked[p[0]][p[1]].score)[:compared]
+    best = sorted(places, key=lambda p: -ranked[p[0]][p[1]].score)[:compared]
+    own = [(page, i) for page, i in places if i < _MEANING_PER_PAGE]  # each page's best first
+    top = sorted(set(best) | set(own), key=lambda p: (-ranked[p[0]][p[1]].score, p))
     if not top:
         return ranked  # nothing to compare: the encoder is not even loaded
     quotes = [ranked[page][i].candidate.quote for page, i in top]
