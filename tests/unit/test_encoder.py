@@ -3,8 +3,10 @@ when asked or not installed."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -42,6 +44,18 @@ def test_a_texts_similarity_does_not_depend_on_the_texts_beside_it() -> None:
     among = encoder.similarities([QUESTION], [UNRELATED * 9, PARAPHRASE, "x"])
     assert alone is not None and among is not None
     assert alone[0] == among[1]
+
+
+def test_texts_encoded_side_by_side_are_encoded_as_each_alone() -> None:
+    # New texts (none in the cache yet), encoded in the process's encoding threads at once.
+    texts = [f"{PARAPHRASE} (side by side, {i})" for i in range(12)]
+    together = encoder.similarities([QUESTION], texts)
+    model = encoder._encoder()
+    assert model is not None
+    question = model.encode(QUESTION)
+    assert together == [round(float(model.encode(t) @ question), 4) for t in texts]
+    threads = [t for t in threading.enumerate() if t.name.startswith("quotebound-encoder")]
+    assert 1 <= len(threads) <= min(4, os.cpu_count() or 1)
 
 
 def test_no_texts_no_similarities() -> None:

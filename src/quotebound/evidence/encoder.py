@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -143,16 +144,19 @@ class SentenceEncoder:
 
         Each text is encoded alone, so its vector depends on nothing but the text (no padding
         beside longer ones) and is kept in the shared byte-bounded cache: a page's quotes are
-        encoded once however many questions rank them. One BLAS thread: a run's worker thread
-        shares the cores with other runs, and BLAS threads that spin for cores other processes
-        hold made a round's encoding 10x slower."""
+        encoded once however many questions rank them. The texts are encoded in the process's
+        encoding threads (one per core, ``_WORKERS`` at most), each with one BLAS thread: BLAS
+        threads that spin for cores other processes hold made a round's encoding 10x slower,
+        while texts encoded side by side keep every core busy and no more (NumPy lets go of the
+        interpreter lock while it multiplies matrices)."""
         import numpy as np
         from threadpoolctl import threadpool_limits
 
         out = np.zeros((len(texts), 384), dtype=np.float32)
         with threadpool_limits(limits=1, user_api="blas"):
-            for row, text in enumerate(texts):
-                out[row] = _vector(self, text)
+            vectors = _encoding_threads().map(lambda text: _vector(self, text), texts)
+            for row, vector in enumerate(vectors):
+                out[row] = vector
         return out
 
     def encode(self, text: str) -> np.ndarray:
@@ -226,6 +230,19 @@ def _vector(encoder: SentenceEncoder, text: str) -> np.ndarray:
 
 _lock = threading.Lock()
 _loaded: dict[Path, SentenceEncoder] = {}
+_WORKERS = 4
+"""The most threads that encode texts at once, in one process, whatever the number of runs."""
+_threads: list[ThreadPoolExecutor] = []
+
+
+def _encoding_threads() -> ThreadPoolExecutor:
+    """The process's encoding threads (one per core, ``_WORKERS`` at most), started on first
+    use and shared by every run, so that runs at once never encode on more threads than that."""
+    with _lock:
+        if not _threads:
+            workers = max(1, min(_WORKERS, os.cpu_count() or 1))
+            _threads.append(ThreadPoolExecutor(workers, thread_name_prefix="quotebound-encoder"))
+        return _threads[0]
 
 
 def _encoder() -> SentenceEncoder | None:
