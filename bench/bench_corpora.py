@@ -26,7 +26,13 @@ development sets and of the others apart, and the same for where the missed part
 Exits 1 when a set misses a threshold. A set whose corpus is absent is skipped with a message;
 the news pages are unpacked from the shared archive into the cache when needed.
 
-    python bench/bench_corpora.py [--only NAME] [--limit N]
+    python bench/bench_corpora.py [--only NAME] [--limit N] [--dump FILE]
+
+``--dump FILE`` also writes each question's run to FILE as a line of JSON: the question, its
+set, category and place, the run's status, stop reason and findings, each expected part with
+where it was lost and the evidence ids that hold its gold words, and every quote the run checked
+with its scores and verification. ``bench/replay_compose.py`` composes them again, so that a
+change to the answering rule or the composer is measured on every set in seconds.
 
 NAME: pydocs, pg, news, pydocs_b, news_b, sqlite, pydocs_c, pydocs_d, news_c, pydocs_e, pg_b,
 sqlite_b, pg_dev, sqlite_dev or pydocs_dev (repeatable).
@@ -36,24 +42,26 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import statistics
 import sys
 import tarfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import platformdirs
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
 from quotebound.acquisition.corpus import LocalCorpus
 from quotebound.context import make_context
 from quotebound.graph.deps import Deps
-from quotebound.interface.runner import run_research
+from quotebound.interface.runner import load_evidence, run_research
 from quotebound.storage.rawstore import parsed_page
 
 BENCH = Path(__file__).parent
@@ -173,17 +181,26 @@ def _loss(out: dict[str, Any], url: str, words: str) -> str | None:
             if g.get("gate") == "search_to_fetch"
         )
         return "not read" if found else "not found"
-    quoted = any(
-        read.get(e["source_id"]) == url
-        and words in _fold(e["verification"].get("matched_text") or "")
-        for e in audit.get("evidence") or []
-    )
-    if not quoted:
+    if not _quoted(audit.get("evidence") or [], read, url, words):
         return "no quote"
     return "not chosen" if out["status"] == "answered" else "refused"
 
 
-async def _run_set(corpus: Corpus, limit: int | None) -> SetResult:
+def _quoted(
+    evidence: Sequence[Mapping[str, Any]], read: Mapping[str, str], url: str, words: str
+) -> list[str]:
+    """The ids of the verified quotes (``evidence``) of the page at ``url`` (``read``: each
+    source's URL) whose matched text holds the gold ``words`` (folded)."""
+    return [
+        e["evidence_id"]
+        for e in evidence
+        if read.get(e["source_id"]) == url
+        and e["verification"]["status"] == "PASS"
+        and words in _fold(e["verification"].get("matched_text") or "")
+    ]
+
+
+async def _run_set(corpus: Corpus, limit: int | None, dump: TextIO | None = None) -> SetResult:
     assert corpus.root is not None
     golden = json.loads((BENCH / corpus.golden).read_text())
     local = LocalCorpus(corpus.root, base_url=corpus.base_url)
@@ -209,10 +226,15 @@ async def _run_set(corpus: Corpus, limit: int | None) -> SetResult:
         if not items:
             continue
         hits = 0
-        for item in items:
+        for index, item in enumerate(items):
+            saver = InMemorySaver() if dump is not None else None
             t = time.perf_counter()
             out = await run_research(
-                item["question"], store=InMemoryStore(), context=context, deps=deps
+                item["question"],
+                store=InMemoryStore(),
+                checkpointer=saver,
+                context=context,
+                deps=deps,
             )
             times.append(time.perf_counter() - t)
             for f in out["findings"]:
@@ -223,14 +245,35 @@ async def _run_set(corpus: Corpus, limit: int | None) -> SetResult:
                 if document not in texts:
                     texts[document] = _fold(parsed_page(await local.read(document)).text)
                 off_page += _fold(f["quote"]) not in texts[document]
-            if category == "unanswerable":
-                hit = out["status"] != "answered"
-            else:
-                lost = [
-                    _loss(out, local.url_for(_page(e)), _fold(e["words"])) for e in item["expect"]
-                ]
-                losses.update(loss for loss in lost if loss is not None)
-                hit = not any(lost)
+            expected = [
+                {"url": local.url_for(_page(e)), "words": _fold(e["words"])}
+                for e in item.get("expect", [])
+            ]
+            lost = [_loss(out, e["url"], e["words"]) for e in expected]
+            losses.update(loss for loss in lost if loss is not None)
+            hit = out["status"] != "answered" if category == "unanswerable" else not any(lost)
+            if saver is not None and dump is not None:
+                evidence = await load_evidence(out["thread_id"], checkpointer=saver) or []
+                read = {e["source_id"]: e["url"] for e in evidence}
+                record = {
+                    "set": corpus.name,
+                    "category": category,
+                    "index": index,
+                    "question": item["question"],
+                    "status": out["status"],
+                    "stop_reason": (out["audit"] or {}).get("stop_reason"),
+                    "findings": [f["evidence_ids"] for f in out["findings"]],
+                    "expect": [
+                        {
+                            **e,
+                            "loss": loss,
+                            "evidence_ids": _quoted(evidence, read, e["url"], e["words"]),
+                        }
+                        for e, loss in zip(expected, lost, strict=True)
+                    ],
+                    "evidence": evidence,
+                }
+                dump.write(json.dumps(record, ensure_ascii=False) + "\n")
             hits += hit
             print(f"  {'PASS' if hit else 'MISS'}  {out['status']:<22} {item['question'][:90]}")
         counts[category] = (hits, len(items))
@@ -298,14 +341,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--only", choices=sorted(CORPORA), action="append")
     ap.add_argument("--limit", type=int, default=None, help="at most N questions per category")
+    ap.add_argument("--dump", type=Path, help="write each question's run to FILE (JSON lines)")
     args = ap.parse_args()
     results: list[SetResult] = []
-    for name in args.only or sorted(CORPORA):
-        corpus = CORPORA[name]()
-        if corpus.root is None or not corpus.root.is_dir():
-            print(f"\n== {name}: corpus not found ({corpus.root}); skipped")
-            continue
-        results.append(asyncio.run(_run_set(corpus, args.limit)))
+    with args.dump.open("w") if args.dump else contextlib.nullcontext() as dump:
+        for name in args.only or sorted(CORPORA):
+            corpus = CORPORA[name]()
+            if corpus.root is None or not corpus.root.is_dir():
+                print(f"\n== {name}: corpus not found ({corpus.root}); skipped")
+                continue
+            results.append(asyncio.run(_run_set(corpus, args.limit, dump)))
     _summary(results)
     return 0 if all(r.met for r in results) else 1
 
