@@ -224,7 +224,7 @@ def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
     # Stable: ties go to the earlier page, then the earlier place in its ranking.
     compared = min(_MEANING_TOP, _MEANING_PER_PAGE * len(ranked))
     best = sorted(places, key=lambda p: -ranked[p[0]][p[1]].score)[:compared]
-    own = [(page, i) for page, i in places if i < _MEANING_PER_PAGE]  # each page's best first
+    own = [(page, i) for page, i in places if i < _MEANING_PER_PAGE]  # rankings are best first
     top = sorted(set(best) | set(own), key=lambda p: (-ranked[p[0]][p[1]].score, p))
     if not top:
         return ranked  # nothing to compare: the encoder is not even loaded
