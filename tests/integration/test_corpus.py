@@ -291,6 +291,7 @@ def test_qualified_names_are_dotted_identifiers_with_their_last_qualifier() -> N
 
 
 async def test_unspelled_names_the_code_no_document_spells(root: Path, tmp_path: Path) -> None:
+    (root / "shell.txt").write_text("Type .TIDES to list the tide tables of a harbour.\n")
     corpus = make(root, tmp_path)
     # The index is built on first use; hostile text is only ever a quoted phrase. A name is
     # spelled as the index reads words: "MAGMA_RISE" is there, in "magma rises".
@@ -303,8 +304,13 @@ async def test_unspelled_names_the_code_no_document_spells(root: Path, tmp_path:
     assert corpus.unspelled("Is BASALT LAVA runny? Does LAVA ERUPT?") == ["LAVA ERUPT"]
     # A method's page often omits its class or module (pydoc writes "copytree(src, dst)").
     assert corpus.unspelled("What does biology.photosynthesis() make?") == []
-    # A dot-command by its words: ".basalt" is spelled, ".tremor_map" is not.
-    assert corpus.unspelled("Does .basalt beat .tremor_map?") == [".tremor_map"]
+    # A dot-command is spelled with its dot, in any case: ".tides" is; the documents speak of
+    # basalt and harbours, but never write ".basalt" nor ".harbour"; ".tremor_map" not at all.
+    assert corpus.unspelled("Does .tides beat .basalt, .harbour or .tremor_map?") == [
+        ".basalt",
+        ".harbour",
+        ".tremor_map",
+    ]
 
 
 async def test_results_are_deterministic(root: Path, tmp_path: Path) -> None:

@@ -189,7 +189,8 @@ class LocalCorpus:
     def unspelled(self, text: str) -> list[str]:
         """The code ``text`` names that no passage of the corpus spells, as ``text`` writes it
         (the index refreshed first if this corpus has not been searched yet): a name of
-        :func:`~quotebound.acquisition.ftsquery.code_names` no passage spells, and a qualified
+        :func:`~quotebound.acquisition.ftsquery.code_names` no passage spells (:func:`_spells`: a
+        dot-command with its dot), and a qualified
         name whose own name the corpus spells, but never under its qualifier
         (:func:`_never_under`)."""
         names = code_names(text)
@@ -198,11 +199,7 @@ class LocalCorpus:
         if not self._refreshed:
             self.refresh()
         with closing(open_index(self.index_path, self.root)) as db:
-            unknown = [
-                name
-                for name, match in names.items()
-                if db.execute(_SPELLED, (match,)).fetchone() is None
-            ]
+            unknown = [name for name, match in names.items() if not _spells(db, name, match)]
             unknown += [
                 name
                 for name, (qualifier, own) in qualified_names(text).items()
@@ -398,6 +395,18 @@ def _own_passages(
         for i, j in twins
     }
     return [r for i, r in enumerate(rows) if i not in dropped]
+
+
+def _spells(db: sqlite3.Connection, name: str, match: str) -> bool:
+    """Whether some passage spells the code ``name`` (``match``: the FTS5 query of its words,
+    see :func:`~quotebound.acquisition.ftsquery.code_names`). A shell's dot-command or a file
+    extension counts only when written with its dot (``.replicate``, in any case): the index's
+    words drop the dot, and the word alone ("replicate") is prose about something else."""
+    if not name.startswith("."):
+        return db.execute(_SPELLED, (match,)).fetchone() is not None
+    written = re.compile(rf"{re.escape(name)}(?!\w)", re.IGNORECASE)
+    rows = db.execute(_WRITTEN, (match,))
+    return any(written.search(f"{title}\n{heading}\n{body}") for title, heading, body in rows)
 
 
 def _never_under(db: sqlite3.Connection, qualifier: str, own: str) -> bool:

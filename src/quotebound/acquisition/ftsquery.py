@@ -51,8 +51,8 @@ def code_names(text: str) -> dict[str, str]:
     it: an identifier by its last part (``sort_by_value`` of ``dict.sort_by_value()``: pages
     about a method often omit its class), words in capitals (``MEDIUMBLOB``; a run of them,
     such as ``CREATE PROCEDURE``, as one phrase), a dot-command or file extension (``.heatmap``,
-    by its words) and an option (``--turbo-start``, by its option key). Numbers (``3.11``) name
-    no code."""
+    by its words: the passages to look in for it written with its dot) and an option
+    (``--turbo-start``, by its option key). Numbers (``3.11``) name no code."""
     names: dict[str, str] = {}
     for token in _CODE.findall(text):
         last = token.rpartition(".")[2]
