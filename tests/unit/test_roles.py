@@ -84,6 +84,25 @@ def test_an_ad_classed_wrapper_around_the_whole_page_vetoes_nothing() -> None:
         assert _role(page, text) == "main"
 
 
+def test_a_generated_id_that_ends_in_ad_is_no_ad_box() -> None:
+    # Org-mode, Elementor and UUIDs name boxes with hexadecimal ids: "orgd7109ad" is a hash,
+    # not the word "ad"; "ad300x250" and "top-ad" are ad boxes.
+    sections = "".join(
+        f"<div id='outline-container-org{h}' class='outline-2'><h2>Part {n}</h2>"
+        f"<div class='outline-text-2'><p>{text}</p></div></div>"
+        for n, (h, text) in enumerate(zip(("ea1d19b", "d7109ad", "1a103d6"), ARTICLE, strict=True))
+    )
+    offer = "Book your harbour ferry tickets today and save on every crossing this summer."
+    page = parse_page(
+        f"<body><div id=content>{sections}<div id=ad300x250><p>{offer}</p></div>"
+        f"<div class=top-ad><p>{offer} Limited seats.</p></div></div></body>"
+    )
+    for text in ARTICLE:
+        assert _role(page, text) == "main"
+    assert _role(page, offer) == "boilerplate"
+    assert _role(page, "Limited seats") == "boilerplate"
+
+
 def test_a_comment_thread_under_an_article_is_boilerplate() -> None:
     comments = [
         "I have taken that ferry every morning for thirty years, and I cannot imagine the "

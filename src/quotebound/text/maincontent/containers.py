@@ -54,14 +54,15 @@ _AT_EDGE = _words(
     """
 )
 _NEGATIVE = re.compile(
-    rf"(?<![a-z])ads?(?![a-z])|(?<!elementor-)widget|{trie_pattern(_ANYWHERE)}"
+    rf"(?<![a-z0-9])ads?(?![a-z])|(?<!elementor-)widget|{trie_pattern(_ANYWHERE)}"
     rf"|(?<![a-z]){trie_pattern(_AT_START + _AT_EDGE)}|{trie_pattern(_AT_EDGE)}(?![a-z])"
 )
 """Words of class and id names that mark boilerplate boxes. Distinctive words count anywhere
 in a name (``sidebarRight``, ``post-sharing-tools``); others only where a word starts
 (``share-bar``, ``relatedPosts``, not ``generating``, ``unrelated``) or, short ones, where one
-starts or ends (``navbar``, ``post-meta``, not ``apageroot``); page builders'
-``elementor-widget`` is no widget."""
+starts or ends (``navbar``, ``post-meta``, not ``apageroot``); "ad" only as a word of its
+own (``top-ad``, ``ad300x250``, not ``loading`` nor a generated id such as ``orgd7109ad``, whose
+hexadecimal digits end in it); page builders' ``elementor-widget`` is no widget."""
 _CLASS_WEIGHT = 25.0
 TAG_WEIGHT = {
     "article": 20.0,
