@@ -134,3 +134,9 @@ def test_answer_shapes() -> None:
 )
 def test_which_questions_demand_a_figure(question: str, text: str, can_answer: bool) -> None:
     assert answers_shape(question, text) is can_answer
+
+
+def test_a_soft_hyphen_inside_a_word_does_not_hide_its_shape() -> None:
+    question = "How many apartments did the city approve?"
+    assert answers_shape(question, "The city approved 350 new apart\u00adments on Tuesday.")
+    assert fits(QuestionType.PEP, "See PEP\u00ad 8.")

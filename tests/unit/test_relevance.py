@@ -334,3 +334,14 @@ def test_words_stemmed_in_many_threads_at_once_stem_as_in_one() -> None:
         sys.setswitchinterval(interval)
     assert not errors
     assert results == [expected] * 4
+
+
+def test_soft_hyphens_and_zero_width_characters_are_not_part_of_a_word() -> None:
+    # News sites hyphenate words invisibly ("pre&shy;pared"): a reader sees "prepared".
+    hyphenated = (
+        "Massy sold only pre\u00adpared lunch\u00ades, in cash\u200b-only trans\u00adac\u00adtions."
+    )
+    plain = "Massy sold only prepared lunches, in cash-only transactions."
+    assert content_terms(hyphenated) == content_terms(plain)
+    question = "What did Massy sell, and were the transactions in cash?"
+    assert relevance(question, hyphenated) == relevance(question, plain) > 0

@@ -23,6 +23,7 @@ from itertools import pairwise
 import snowballstemmer
 
 from quotebound.text.names import is_name, is_particle
+from quotebound.text.normalize import without_invisible
 
 __all__ = [
     "AUXILIARIES",
@@ -242,9 +243,11 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 def content_terms(text: str) -> list[str]:
     """Content terms of ``text`` in order, with repeats.
 
-    Stopwords and single letters are dropped, words are lower-cased and Snowball-stemmed,
-    numbers (``3.12``, ``30``) and options (``-O``, ``--help``) are kept whole, and identifiers
-    (``copy.deepcopy``, ``max_workers``, ``ThreadPoolExecutor``) are split into their parts.
+    Zero-width characters and soft hyphens are not part of a word ("lunch\u00ades" is
+    "lunches"). Stopwords and single letters are dropped, words are lower-cased and
+    Snowball-stemmed, numbers (``3.12``, ``30``) and options (``-O``, ``--help``) are kept
+    whole, and identifiers (``copy.deepcopy``, ``max_workers``, ``ThreadPoolExecutor``) are
+    split into their parts.
     """
     return list(_terms(text) if len(text) <= _CACHED_CHARS else _terms.__wrapped__(text))
 
@@ -258,7 +261,7 @@ small in bytes."""
 @lru_cache(maxsize=4096)
 def _terms(text: str) -> tuple[str, ...]:
     out: list[str] = []
-    for token in _TOKEN.findall(text):
+    for token in _TOKEN.findall(without_invisible(text)):
         if _NUMERIC.fullmatch(token) or _OPTION.match(token):
             out.append(token)
             continue

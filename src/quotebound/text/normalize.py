@@ -23,7 +23,13 @@ from dataclasses import dataclass
 from itertools import accumulate, compress
 from operator import ne
 
-__all__ = ["NormalizedText", "normalize_text", "normalize_with_offsets", "strip_quote_decorations"]
+__all__ = [
+    "NormalizedText",
+    "normalize_text",
+    "normalize_with_offsets",
+    "strip_quote_decorations",
+    "without_invisible",
+]
 
 _INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 """Zero-width space, non-joiner, joiner, word joiner, byte-order mark, soft hyphen: removed."""
@@ -245,6 +251,15 @@ def normalize_text(text: str) -> str:
     typographic quotes to ``'``/``"``; dashes (hyphen, en, em, minus, figure dash...) to ``-``;
     every whitespace run (incl. no-break spaces) to one space. Case is kept."""
     return normalize_with_offsets(text).text
+
+
+_DROP_INVISIBLE = str.maketrans(dict.fromkeys(_INVISIBLE))
+
+
+def without_invisible(text: str) -> str:
+    """``text`` without its zero-width characters and soft hyphens: the words as a reader sees
+    them ("pre\u00adpared" is "prepared"). Offsets change; for terms, not for quoting."""
+    return text.translate(_DROP_INVISIBLE)
 
 
 def strip_quote_decorations(normalized_quote: str) -> str:
