@@ -103,6 +103,35 @@ def test_a_generated_id_that_ends_in_ad_is_no_ad_box() -> None:
     assert _role(page, "Limited seats") == "boilerplate"
 
 
+def test_a_gallery_whose_captions_hold_the_article_keeps_them_main() -> None:
+    # A slideshow tells its story in its slides' captions; an article with a photo does not.
+    slides = [
+        "What you need: a yellow raincoat, rubber boots and a paper boat will turn you into "
+        "the harbour's ferry captain, with a cap borrowed from the local sailing club.",
+        "What you need: a striped jumper, a knitted hat and a rope coiled over one shoulder, "
+        "and you are the island's lighthouse keeper for the night, lantern and all.",
+        "What you need: wellington boots, a fishing net and a bucket of painted shells make "
+        "the easiest costume of the season, finished in an afternoon at the kitchen table.",
+    ]
+    gallery = "".join(
+        f"<figure><img src=/{n}.jpg><figcaption class=slide-caption><p>{text}</p>"
+        "</figcaption></figure>"
+        for n, text in enumerate(slides)
+    )
+    page = parse_page(
+        f"<body><article><p>{ARTICLE[0]}</p><div class=gallery>{gallery}</div></article></body>"
+    )
+    for text in slides:
+        assert _role(page, text) == "main"
+    credit = "The island ferry leaving the harbour at dawn, seen from the old sea wall."
+    page = parse_page(
+        f"<body><article>{_paras(*ARTICLE)}<figure><img src=/ferry.jpg>"
+        f"<figcaption class=slide-caption>{credit}</figcaption></figure></article></body>"
+    )
+    assert _role(page, ARTICLE[1]) == "main"
+    assert _role(page, credit) == "boilerplate"
+
+
 def test_a_comment_thread_under_an_article_is_boilerplate() -> None:
     comments = [
         "I have taken that ferry every morning for thirty years, and I cannot imagine the "
