@@ -189,10 +189,9 @@ class LocalCorpus:
     def unspelled(self, text: str) -> list[str]:
         """The code ``text`` names that no passage of the corpus spells, as ``text`` writes it
         (the index refreshed first if this corpus has not been searched yet): a name of
-        :func:`~quotebound.acquisition.ftsquery.code_names` no passage spells (:func:`_spells`: a
-        dot-command with its dot), and a qualified
-        name whose own name the corpus spells, but never under its qualifier
-        (:func:`_never_under`)."""
+        :func:`~quotebound.acquisition.ftsquery.code_names` no passage spells (:func:`_spells`:
+        a dot-command with its dot), and a qualified name whose own name the corpus spells,
+        but never under its qualifier (:func:`_never_under`)."""
         names = code_names(text)
         if not names:
             return []
