@@ -6,9 +6,9 @@ golden_pydocs_c.json, golden_pydocs_d.json, golden_news_c.json, golden_pydocs_e.
 golden_pg_b.json and golden_sqlite_b.json, written the same way; no one tuning read the later
 sets' questions, and of the held-out sets only totals are looked at; and the development sets
 golden_pg_dev.json, golden_sqlite_dev.json, golden_pydocs_dev.json and golden_news_dev.json,
-written the same way after them, whose misses may be read) is a directory of real pages searched as a local corpus
-(the corpus provider, the extractive composer, no keys, the chat profile: what ``quotebound
-research "Q" --corpus DIR --base-url URL`` does).
+written the same way after them, whose misses may be read) is a directory of real pages
+searched as a local corpus (the corpus provider, the extractive composer, no keys, the chat
+profile: what ``quotebound research "Q" --corpus DIR --base-url URL`` does).
 Counts:
 
 - answered: for every expected part, a finding cites the expected page and its quote contains
