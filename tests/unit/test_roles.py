@@ -130,6 +130,12 @@ def test_a_gallery_whose_captions_hold_the_article_keeps_them_main() -> None:
     )
     assert _role(page, ARTICLE[1]) == "main"
     assert _role(page, credit) == "boilerplate"
+    # Boxes a class word names (a thread of comments) are taken at their word, however many.
+    thread = "".join(f"<div class=comment><p>{text}</p></div>" for text in slides)
+    page = parse_page(f"<body><article><p>{ARTICLE[0]}</p>{thread}</article></body>")
+    assert _role(page, ARTICLE[0]) == "main"
+    for text in slides:
+        assert _role(page, text) == "boilerplate"
 
 
 def test_a_comment_thread_under_an_article_is_boilerplate() -> None:

@@ -15,10 +15,10 @@ other strong candidates and by siblings that score well or are the same kind of 
 region. Inside it, paragraphs are classed as jusText does (good prose, near-good, short, link list;
 :mod:`quotebound.text.maincontent.prose`) and short ones follow their neighbours; containers that
 look like boilerplate (share bars, bylines, related lists, comment threads, captions) stay
-boilerplate, unless boxes of their kind together hold most of the region (a slideshow told in
-its captions). Prose beside the region in its parent, and a lead just above it, join it. A page with
-text always gets main paragraphs: with no prose anywhere, the best-named or the densest text
-container is main.
+boilerplate, unless captions of one class together hold most of the region (a slideshow told
+in its captions). Prose beside the region in its parent, and a lead just above it, join it. A
+page with text always gets main paragraphs: with no prose anywhere, the best-named or the
+densest text container is main.
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ _LEAD_PARAGRAPHS = 4
 """The most paragraphs a lead may have."""
 _BODY_BONUS = 20.0
 """What a paragraph of the page's stated JSON-LD ``articleBody`` adds to its score."""
+_CAPTION = "figcaption"
+"""A figure's caption: boilerplate beside an article, the story itself in a slideshow."""
 _LINK_LIST = 0.5
 """A paragraph at least this share link text is a link list: boilerplate."""
 
@@ -268,24 +270,19 @@ def _within(parent: list[int], node: int, ancestor: int) -> bool:
     return node == ancestor
 
 
-def _kin_chars(
-    nodes: Nodes, flags: list[int], roots: set[int], chars: list[int]
-) -> dict[tuple[str, str], int]:
-    """Characters of the boilerplate-looking containers in the region, summed by kind (tag and
-    class, for those that have a class), each counted once: not inside another such
-    container."""
+def _caption_chars(nodes: Nodes, roots: set[int], chars: list[int]) -> dict[str, int]:
+    """Characters of the figure captions in the region, summed by class, each counted once
+    (a caption inside another is part of it)."""
     parent = nodes.parent
-    inside = [False] * len(parent)  # in the region, under no boilerplate-looking container
-    kin: dict[tuple[str, str], int] = {}
+    inside = [False] * len(parent)  # in the region, under no caption
+    out: dict[str, int] = {}
     for i, up in enumerate(parent):
         free = i in roots or (up >= 0 and inside[up])
-        if free and flags[i] & NEGATIVE and i not in roots:
-            if nodes.classes[i]:  # a kind is named: boxes that only an id marks are not one
-                key = (nodes.tag[i], nodes.classes[i])
-                kin[key] = kin.get(key, 0) + chars[i]
+        if free and nodes.tag[i] == _CAPTION:
+            out[nodes.classes[i]] = out.get(nodes.classes[i], 0) + chars[i]
             free = False
         inside[i] = free
-    return kin
+    return out
 
 
 def _clean(
@@ -303,7 +300,7 @@ def _clean(
     parent = nodes.parent
     region_chars = sum(chars[r] for r in roots) or 1
     around = {_up(parent, r, _BESIDE_LEVELS) for r in roots if parent[r] >= 0}
-    kin = _kin_chars(nodes, flags, roots, chars)
+    captions = _caption_chars(nodes, roots, chars)
     # 0: outside; 1: in the region; 2: under a boilerplate container; 3: beside the region.
     state = [0] * len(parent)
     for i in range(len(parent)):
@@ -314,10 +311,12 @@ def _clean(
         elif i in around and not outer:
             state[i] = 3
         elif outer:
-            # Inside the region a boilerplate-looking container that holds most of it, or
-            # whose kind together does (a gallery's captions: the slides are the article), is
-            # more likely a misnamed wrapper; beside the region it never joins.
-            most = max(chars[i], kin.get((nodes.tag[i], nodes.classes[i]), 0)) * 2
+            # Inside the region a boilerplate-looking container that holds most of it is more
+            # likely a misnamed wrapper, and captions of one class that together do are a
+            # slideshow's story; beside the region it never joins. Class words (a thread of
+            # "comment" boxes) are taken at their word, however many.
+            share = captions.get(nodes.classes[i], 0) if nodes.tag[i] == _CAPTION else 0
+            most = max(chars[i], share) * 2
             boiler = flags[i] & HIDDEN or (
                 flags[i] & NEGATIVE and (outer == 3 or most < region_chars)
             )
