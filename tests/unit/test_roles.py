@@ -130,6 +130,16 @@ def test_a_gallery_whose_captions_hold_the_article_keeps_them_main() -> None:
     )
     assert _role(page, ARTICLE[1]) == "main"
     assert _role(page, credit) == "boilerplate"
+    # Captions inside a related list are its teasers, not the story: they do not count.
+    teasers = gallery.replace("<figure>", "<figure><a href=/more>").replace(
+        "</figure>", "</a></figure>"
+    )
+    page = parse_page(
+        f"<body><article>{_paras(*ARTICLE)}<figure><img src=/ferry.jpg>"
+        f"<figcaption class=slide-caption>{credit}</figcaption></figure>"
+        f"<div class=related-stories>{teasers}</div></article></body>"
+    )
+    assert _role(page, credit) == "boilerplate"
     # Boxes a class word names (a thread of comments) are taken at their word, however many.
     thread = "".join(f"<div class=comment><p>{text}</p></div>" for text in slides)
     page = parse_page(f"<body><article><p>{ARTICLE[0]}</p>{thread}</article></body>")

@@ -270,16 +270,20 @@ def _within(parent: list[int], node: int, ancestor: int) -> bool:
     return node == ancestor
 
 
-def _caption_chars(nodes: Nodes, roots: set[int], chars: list[int]) -> dict[str, int]:
-    """Characters of the figure captions in the region, summed by class, each counted once
-    (a caption inside another is part of it)."""
+def _caption_chars(
+    nodes: Nodes, flags: list[int], roots: set[int], chars: list[int]
+) -> dict[str, int]:
+    """Characters of the figure captions in the region, summed by class: those under no other
+    boilerplate-looking box (a related list's teaser captions are not the story), each counted
+    once."""
     parent = nodes.parent
-    inside = [False] * len(parent)  # in the region, under no caption
+    inside = [False] * len(parent)  # in the region, under no boilerplate-looking box
     out: dict[str, int] = {}
     for i, up in enumerate(parent):
         free = i in roots or (up >= 0 and inside[up])
-        if free and nodes.tag[i] == _CAPTION:
-            out[nodes.classes[i]] = out.get(nodes.classes[i], 0) + chars[i]
+        if free and i not in roots and flags[i] & (NEGATIVE | HIDDEN):
+            if nodes.tag[i] == _CAPTION and not flags[i] & HIDDEN:
+                out[nodes.classes[i]] = out.get(nodes.classes[i], 0) + chars[i]
             free = False
         inside[i] = free
     return out
@@ -300,7 +304,7 @@ def _clean(
     parent = nodes.parent
     region_chars = sum(chars[r] for r in roots) or 1
     around = {_up(parent, r, _BESIDE_LEVELS) for r in roots if parent[r] >= 0}
-    captions = _caption_chars(nodes, roots, chars)
+    captions = _caption_chars(nodes, flags, roots, chars)
     # 0: outside; 1: in the region; 2: under a boilerplate container; 3: beside the region.
     state = [0] * len(parent)
     for i in range(len(parent)):
