@@ -249,6 +249,36 @@ def test_headings_that_link_back_to_the_contents_are_main() -> None:
     assert _role(page, "Island school") == "boilerplate"
 
 
+def _linked_section(sid: str, title: str, *texts: str) -> str:
+    link = f"<a class=headerlink href='#{sid}'>¶</a>"
+    return f"<section id={sid}><h2>{title}{link}</h2>{_paras(*texts)}</section>"
+
+
+def test_a_section_whose_permalinked_id_reads_as_a_box_is_main() -> None:
+    # Sphinx names each section after its heading and links the heading to it: "Menus" and
+    # "Editing and navigation" are sections of the page, not a menu or a navigation bar.
+    startup = "IDLE starts a shell window unless it is given files to edit, which it opens."
+    page = parse_page(
+        f"<body>{MENU}<div class=body><section id=idle><h1>IDLE</h1>"
+        + _linked_section("menus", "Menus", ARTICLE[0])
+        + _linked_section("editing-and-navigation", "Editing and navigation", ARTICLE[1])
+        + _linked_section("startup", "Startup", ARTICLE[2], startup)
+        + "</section></div></body>"
+    )
+    for text in [*ARTICLE, startup]:
+        assert _role(page, text) == "main"
+    assert _role(page, "Sport") == "boilerplate"
+    # Without the heading's link the id still says what the box is, and a permalink leaves
+    # the class its say.
+    thread = "<div class=comment><p>I take that ferry every day and I am glad it stays.</p></div>"
+    for box in (
+        f"<section id=comments><h2>Comments</h2>{thread}</section>",
+        f"<section id=c1 class=comments><h2>Comments<a href='#c1'>¶</a></h2>{thread}</section>",
+    ):
+        page = parse_page(f"<body>{MENU}<article>{_paras(*ARTICLE)}</article>{box}</body>")
+        assert _role(page, "I take that ferry") == "boilerplate"
+
+
 def test_a_table_of_data_inside_an_article_is_main() -> None:
     table = "<table><tr><th>Year</th><th>Passengers</th></tr><tr><td>2022</td><td>41,200</td>"
     table += "</tr><tr><td>2023</td><td>43,950</td></tr></table>"

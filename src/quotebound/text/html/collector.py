@@ -68,6 +68,9 @@ class Collector:
         self.para_node = -1
         self.para_tag = "body"
         self._infos: dict[tuple[Any, ...], tuple[float, int]] = {}
+        self._named: dict[int, tuple[Any, ...]] = {}
+        """Each node with an ``id``: its tag and the attributes its weight is read from (see
+        :meth:`permalink`)."""
         # (raw text, preformatted, node, tag, link characters)
         self.flushed: list[tuple[str, bool, int, str, int]] = []
         self.title: str | None = None
@@ -117,6 +120,8 @@ class Collector:
             if info is None:
                 info = self._infos[key] = node_info(tag, attrs)
             classes = (attrs.get("class") or "").lower()
+            if key[2]:
+                self._named[len(self.nodes.parent)] = key
         else:
             classes = ""
             info = self._infos.get((tag,)) or self._infos.setdefault((tag,), node_info(tag, {}))
@@ -130,6 +135,25 @@ class Collector:
         self.open_nodes.append(self.node)
         self.node = node
         return node
+
+    def permalink(self, target: str) -> None:
+        """A heading links to ``#target``. When an open block has that id, the heading is its
+        permalink (Sphinx writes ``<section id="editing-and-navigation"><h2>Editing and
+        Navigation<a href="#editing-and-navigation">``): the id is the name the section is
+        linked by, made from its heading, and says nothing of what the block is. The block's
+        weight and flags are read again without it, so a section headed "Menus" or "Sharing
+        state" is not taken for a menu or a share bar; its class still counts."""
+        node = self.node
+        while node >= 0:
+            named = self._named.get(node)
+            if named is not None and named[2] == target:
+                tag, classes, _, role, itemprop, hidden = named
+                attrs = {"class": classes, "role": role, "itemprop": itemprop}
+                weight, flags = node_info(tag, attrs | ({"hidden": None} if hidden else {}))
+                self.nodes.weight[node] = weight
+                self.nodes.flags[node] = flags
+                return
+            node = self.nodes.parent[node]
 
     def close_block(self, kind: int) -> None:
         """A block or cell closes: a block ends its paragraph, and the next starts outside."""

@@ -70,7 +70,12 @@ def walk(tree: LexborHTMLParser, c: Collector) -> None:
                 href = node.attributes.get("href")
                 # A heading's link into its own page (Sphinx's back-link to the contents, a
                 # permalink) leads nowhere else: its text is the heading's, not a link list's.
-                if href is not None and not (c.para_tag in HEADINGS and href.startswith("#")):
+                if href is None:
+                    pass
+                elif c.para_tag in HEADINGS and href.startswith("#"):
+                    if c.roles:
+                        c.permalink(href[1:])
+                else:
                     links += 1
                     undo = LINK
             else:
