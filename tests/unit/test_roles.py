@@ -208,6 +208,27 @@ def test_every_section_of_a_reference_page_is_main_not_only_the_longest() -> Non
     assert _role(page, "Home") == "boilerplate"
 
 
+def test_a_docbook_section_whose_id_reads_as_a_box_is_main() -> None:
+    # DocBook names each section from its title ("SQL-SYNTAX-COMMENTS" for "Comments",
+    # "APP-PSQL-META-COMMANDS"): the section is the document's, whatever its title says.
+    comments = [
+        "A comment is a sequence of characters beginning with double dashes and extending to "
+        "the end of the line, which the server removes before the query is parsed further."
+    ]
+    page = parse_page(
+        "<body><div class=navheader><a href=/p>Prev</a> <a href=/n>Next</a></div>"
+        "<div class=sect1 id=SQL-SYNTAX><h2>Lexical Structure</h2>"
+        "<div class=sect2 id=SQL-SYNTAX-CONSTANTS><div class=titlepage><h3>Constants</h3></div>"
+        f"{_paras(*SETTINGS)}</div>"
+        "<div class=sect2 id=SQL-SYNTAX-COMMENTS><div class=titlepage><h3>Comments</h3></div>"
+        f"{_paras(*comments)}</div></div>"
+        "<div class=navfooter><a href=/p>Prev</a> <a href=/h>Home</a></div></body>"
+    )
+    for text in [*SETTINGS, *comments]:
+        assert _role(page, text) == "main"
+    assert _role(page, "Home") == "boilerplate"
+
+
 def test_the_sections_beside_a_long_options_section_are_main() -> None:
     # The options section outweighs the description and notes together; they are read all
     # the same, as boxes of the same kind as the section the best candidate sits in.

@@ -64,6 +64,14 @@ starts or ends (``navbar``, ``post-meta``, not ``apageroot``); "ad" only as a wo
 own (``top-ad``, ``ad300x250``, not ``loading`` nor a generated id such as ``orgd7109ad``, whose
 hexadecimal digits end in it); page builders' ``elementor-widget`` is no widget."""
 _CLASS_WEIGHT = 25.0
+_SECTION_CLASSES = frozenset(
+    {"sect1", "sect2", "sect3", "sect4", "sect5", "refsect1", "refsect2", "refsect3", "refentry"}
+    | {"refsynopsisdiv", "chapter", "appendix", "preface", "simplesect"}
+)
+"""Classes DocBook gives the sections of a document: an element so classed is one, and its id is
+the name it is linked by, made from its title (``<div class="sect2" id="SQL-SYNTAX-COMMENTS">``
+for "Comments", ``APP-PSQL-META-COMMANDS`` for psql's "Meta-Commands"): a word of it that
+marks boilerplate does not make the section a box."""
 TAG_WEIGHT = {
     "article": 20.0,
     "main": 15.0,
@@ -126,7 +134,10 @@ def node_info(tag: str, attrs: dict[str, str | None]) -> tuple[float, int]:
     """The weight and flags a container's tag and attributes give it."""
     weight = TAG_WEIGHT.get(tag, 0.0)
     flags = 0
-    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower().split()
+    names = (attrs.get("class") or "").lower().split()
+    ident = (attrs.get("id") or "").lower().split()
+    # A document section's id is made from its title: a title that reads as a box is none.
+    names += ident if _SECTION_CLASSES.isdisjoint(names) else [n for n in ident if _vote(n) > 0]
     votes = max(-2, min(2, sum(map(_vote, names))))
     weight += _CLASS_WEIGHT * votes
     if votes < 0:
