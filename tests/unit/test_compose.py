@@ -243,6 +243,20 @@ def test_a_claim_that_ends_with_a_colon_takes_what_it_introduces() -> None:
         assert finding["claim"] == claim
 
 
+def test_a_heading_underline_is_no_part_of_a_claim() -> None:
+    # Markdown and reST underline a heading with a run of one mark; the quote keeps it, as
+    # the page does, and the claim reads without it.
+    heading = "Widget cache entries live until their lease of one hour runs out"
+    for mark in "=-^~":
+        text = f"{heading}\n{mark * len(heading)}"
+        page = Page(url="https://lease.example/cache.md", title="Widget cache", text=text)
+        item = evidence_for(LEASE_QUESTION, page, page.text)
+        item.update(relevance=0.9, parts=[0.9], score=0.9)
+        [finding] = compose_extractive(LEASE_QUESTION, [item])["findings"]
+        assert finding["claim"] == heading
+        assert finding["quote"] == text
+
+
 def test_a_line_of_code_that_ends_in_a_comment_is_a_claim_of_its_own() -> None:
     question = "How do I make a shallow copy of a widget?"
     shallow = "w = widgets.copy(v)  # make a shallow copy of v"

@@ -44,6 +44,7 @@ _CLAIM_NOISE = (
     (re.compile(r":[\w:.-]+:`~?([^`<]*?)\s*(?:<[^`]*>)?`"), r"\1"),  # reST roles
     (re.compile(r"``([^`]+)``"), r"\1"),  # reST literals
     (re.compile(r"^\s*\.\.\s+[\w-]+::\s*"), ""),  # reST directives
+    (re.compile(r"(?<!\S)([=~^*#+_<>:'\"`-])\1{2,}(?!\S)"), ""),  # heading underlines: ====, ^^^^
 )
 
 
