@@ -300,6 +300,26 @@ def test_a_section_whose_permalinked_id_reads_as_a_box_is_main() -> None:
         assert _role(page, "I take that ferry") == "boilerplate"
 
 
+def test_a_sentence_whose_names_are_links_is_main_a_list_of_links_is_not() -> None:
+    # Release notes link every name they mention: most of such an item is link text, yet it
+    # says something in its own words. A list of headlines says nothing but its links.
+    item = (
+        "Added the verbs <a href=/a>SQLITE_STATUS_PAGECACHE_SIZE</a> and <a href=/b>"
+        "SQLITE_STATUS_SCRATCH_SIZE</a> to the <a href=/c>sqlite3_status()</a> interface of "
+        "each connection."
+    )
+    related = "".join(
+        f"<li><a href=/r{i}>Island school celebrates its hundredth year, number {i}</a></li>"
+        for i in range(3)
+    )
+    page = parse_page(
+        f"<body>{MENU}<article><h1>Release notes</h1>{_paras(*ARTICLE)}<ol><li>{item}</li></ol>"
+        f"</article><div><h3>More news</h3><ul>{related}</ul></div></body>"
+    )
+    assert _role(page, "Added the verbs") == "main"
+    assert _role(page, "Island school") == "boilerplate"
+
+
 def test_a_table_of_data_inside_an_article_is_main() -> None:
     table = "<table><tr><th>Year</th><th>Passengers</th></tr><tr><td>2022</td><td>41,200</td>"
     table += "</tr><tr><td>2023</td><td>43,950</td></tr></table>"

@@ -81,7 +81,7 @@ GOOD, NEAR, SHORT, BAD = range(4)
 def kind_of(p: Para) -> int:
     """jusText's classes: good prose, near-good, short, or bad (a link list). Items of lists,
     rows of tables and code are near-good: they belong to the prose around them."""
-    if p.links * 2 >= p.chars or _is_stock(p.short_text):
+    if _is_stock(p.short_text) or (p.links * 2 >= p.chars and not _says(p)):
         return BAD
     if p.links * 4 < p.chars and (p.chars >= _PROSE_CHARS or (p.chars >= 40 and p.sentence)):
         return NEAR if p.heading else GOOD
@@ -90,8 +90,20 @@ def kind_of(p: Para) -> int:
     return SHORT
 
 
+_OWN_CHARS = 40
+"""Characters outside links from which a sentence is no link list, however much of it links."""
+
+
+def _says(p: Para) -> bool:
+    """Whether a paragraph says something in its own words beside its links: a sentence with
+    :data:`_OWN_CHARS` characters outside them ("Added verbs SQLITE_STATUS_PAGECACHE_SIZE and
+    SQLITE_STATUS_SCRATCH_SIZE to the sqlite3_status() interface.", each name a link)."""
+    return p.sentence and p.chars - p.links >= _OWN_CHARS and p.tag not in _CELL_TAGS
+
+
 _SKIPPED = (SHORT, NEAR)
 _ITEM_TAGS = frozenset({"li", "tr", "td", "th", "dd", "dt", "pre"})
+_CELL_TAGS = frozenset({"tr", "td", "th"})
 
 
 def neighbours(kinds: list[int]) -> list[int]:
