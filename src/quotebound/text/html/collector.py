@@ -68,9 +68,8 @@ class Collector:
         self.para_node = -1
         self.para_tag = "body"
         self._infos: dict[tuple[Any, ...], tuple[float, int]] = {}
-        self._named: dict[int, tuple[Any, ...]] = {}
-        """Each node with an ``id``: its tag and the attributes its weight is read from (see
-        :meth:`permalink`)."""
+        self._named: dict[int, tuple[str, dict[str, str | None]]] = {}
+        """Each node with an ``id``: its tag and attributes (see :meth:`permalink`)."""
         # (raw text, preformatted, node, tag, link characters)
         self.flushed: list[tuple[str, bool, int, str, int]] = []
         self.title: str | None = None
@@ -121,7 +120,7 @@ class Collector:
                 info = self._infos[key] = node_info(tag, attrs)
             classes = (attrs.get("class") or "").lower()
             if key[2]:
-                self._named[len(self.nodes.parent)] = key
+                self._named[len(self.nodes.parent)] = (tag, attrs)
         else:
             classes = ""
             info = self._infos.get((tag,)) or self._infos.setdefault((tag,), node_info(tag, {}))
@@ -139,17 +138,14 @@ class Collector:
     def permalink(self, target: str) -> None:
         """A heading links to ``#target``. When an open block has that id, the heading is its
         permalink (Sphinx writes ``<section id="editing-and-navigation"><h2>Editing and
-        Navigation<a href="#editing-and-navigation">``): the id is the name the section is
-        linked by, made from its heading, and says nothing of what the block is. The block's
-        weight and flags are read again without it, so a section headed "Menus" or "Sharing
-        state" is not taken for a menu or a share bar; its class still counts."""
+        Navigation<a href="#editing-and-navigation">``): the block is a section of the
+        document, and its weight and flags are read again as one's, so a section headed
+        "Menus" or "Sharing state" is not taken for a menu or a share bar."""
         node = self.node
         while node >= 0:
             named = self._named.get(node)
-            if named is not None and named[2] == target:
-                tag, classes, _, role, itemprop, hidden = named
-                attrs = {"class": classes, "role": role, "itemprop": itemprop}
-                weight, flags = node_info(tag, attrs | ({"hidden": None} if hidden else {}))
+            if named is not None and named[1].get("id") == target:
+                weight, flags = node_info(*named, section=True)
                 self.nodes.weight[node] = weight
                 self.nodes.flags[node] = flags
                 return

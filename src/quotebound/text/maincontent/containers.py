@@ -68,10 +68,9 @@ _SECTION_CLASSES = frozenset(
     {"sect1", "sect2", "sect3", "sect4", "sect5", "refsect1", "refsect2", "refsect3", "refentry"}
     | {"refsynopsisdiv", "chapter", "appendix", "preface", "simplesect"}
 )
-"""Classes DocBook gives the sections of a document: an element so classed is one, and its id is
-the name it is linked by, made from its title (``<div class="sect2" id="SQL-SYNTAX-COMMENTS">``
-for "Comments", ``APP-PSQL-META-COMMANDS`` for psql's "Meta-Commands"): a word of it that
-marks boilerplate does not make the section a box."""
+"""Classes DocBook gives the sections of a document (``<div class="sect2"
+id="SQL-SYNTAX-COMMENTS">``): an element so classed is a section, its id a name (see
+:func:`node_info`)."""
 TAG_WEIGHT = {
     "article": 20.0,
     "main": 15.0,
@@ -130,14 +129,21 @@ def _vote(name: str) -> int:
     return 1 if _POSITIVE.search(name) else 0
 
 
-def node_info(tag: str, attrs: dict[str, str | None]) -> tuple[float, int]:
-    """The weight and flags a container's tag and attributes give it."""
+def node_info(
+    tag: str, attrs: dict[str, str | None], *, section: bool = False
+) -> tuple[float, int]:
+    """The weight and flags a container's tag and attributes give it.
+
+    The id of a section of a document (``section``: a heading in it links to that id, as
+    Sphinx's permalinks do; or its class is DocBook's, :data:`_SECTION_CLASSES`) is the name it
+    is linked by, made from its title ("editing-and-navigation", "APP-PSQL-META-COMMANDS"):
+    a word of it that marks boilerplate does not make the section a box."""
     weight = TAG_WEIGHT.get(tag, 0.0)
     flags = 0
     names = (attrs.get("class") or "").lower().split()
     ident = (attrs.get("id") or "").lower().split()
-    # A document section's id is made from its title: a title that reads as a box is none.
-    names += ident if _SECTION_CLASSES.isdisjoint(names) else [n for n in ident if _vote(n) > 0]
+    named = section or not _SECTION_CLASSES.isdisjoint(names)
+    names += [n for n in ident if _vote(n) > 0] if named else ident
     votes = max(-2, min(2, sum(map(_vote, names))))
     weight += _CLASS_WEIGHT * votes
     if votes < 0:
