@@ -312,10 +312,13 @@ def test_index_reports_counts(tmp_path: Path) -> None:
     first = _run(tmp_path, "index", str(corpus), "--base-url", BASE_URL)
     assert first.returncode == 0, first.stderr
     assert "added 3" in first.stderr
+    made = re.findall(r"passage vectors \(search by meaning.*\): (\d+)/(\d+)", first.stderr)
+    assert made and made[-1][0] == made[-1][1] != "0"  # every passage has its vector
     (corpus / "history.txt").unlink()
     second = _run(tmp_path, "index", str(corpus), "--base-url", BASE_URL)
     assert second.returncode == 0, second.stderr
     assert "removed 1" in second.stderr and "unchanged 2" in second.stderr
+    assert "passage vectors" not in second.stderr  # none to make
 
 
 def test_index_survives_a_file_declaring_a_codec_that_is_not_a_text_encoding(

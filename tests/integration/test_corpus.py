@@ -101,11 +101,11 @@ async def test_refresh_rereads_only_the_changed_file(root: Path, tmp_path: Path)
     noop = corpus.refresh()
     assert (noop.unchanged, noop.read, noop.added, noop.updated) == (4, 0, 0, 0)
 
-    (root / "volcano.md").write_text("# Volcano notes\n\nObsidian is volcanic glass.\n")
+    (root / "volcano.md").write_text("# Knitting notes\n\nA purl stitch is a knit backwards.\n")
     stats = corpus.refresh()
     assert (stats.updated, stats.unchanged, stats.read, stats.added) == (1, 3, 1, 0)
-    assert await top(corpus, "obsidian") == ["volcano.md"]
-    assert await top(corpus, "magma") == []
+    assert await top(corpus, "purl stitch") == ["volcano.md"]
+    assert await top(corpus, "magma") == []  # neither its words nor its vectors are left
 
     # A file with the same size and mtime is not read at all: even swapped bytes go unseen.
     tides = root / "tides.txt"
@@ -419,3 +419,79 @@ async def test_unspelled_names_a_qualified_name_the_documents_never_write(
     assert corpus.unspelled("Why is self.counter never reset?") == []
     # A name no passage spells at all is named by itself, as before.
     assert corpus.unspelled("What does math.clamp_all() do?") == ["clamp_all"]
+
+
+MEANING_PAGES = {
+    "text.html": "<title>Text methods</title><h1>removeprefix</h1><p>Return a copy of the text "
+    "with the leading characters removed, if they are present.</p>",
+    "math.html": "<title>Logarithms</title><p>The natural logarithm of x is computed to full "
+    "precision.</p>",
+    "files.html": "<title>Opening files</title><p>The mode argument chooses reading or writing; "
+    "binary mode returns bytes.</p>",
+}
+IN_OTHER_WORDS = "How can I strip a prefix off a string?"  # no page writes "prefix" alone
+
+
+def _vector_count(corpus: LocalCorpus) -> tuple[int, int]:
+    import sqlite3
+
+    with sqlite3.connect(corpus.index_path) as db:
+        (passages,) = db.execute("SELECT count(*) FROM passages").fetchone()
+        (vectors,) = db.execute("SELECT count(*) FROM vectors").fetchone()
+    return passages, vectors
+
+
+@pytest.fixture
+def meaning_root(tmp_path: Path) -> Path:
+    root = tmp_path / "meaning"
+    root.mkdir()
+    for name, html in MEANING_PAGES.items():
+        (root / name).write_text(html)
+    return root
+
+
+async def test_a_page_that_says_it_in_other_words_is_found_by_meaning(
+    meaning_root: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    said = "Why do plants turn sunlight into sugar?"  # no word of it on any page
+    # Searched before any refresh (as inside a run), the index gets no vectors: terms alone.
+    termwise = LocalCorpus(meaning_root, index_path=tmp_path / "terms.sqlite")
+    assert await top(termwise, said) == []
+    assert "searching by terms alone" in caplog.text
+    assert _vector_count(termwise)[1] == 0
+    made: list[tuple[int, int]] = []
+    corpus = LocalCorpus(meaning_root, index_path=tmp_path / "meaning.sqlite")
+    corpus.refresh(done=lambda count, total: made.append((count, total)))
+    assert made[-1] == (3, 3) and _vector_count(corpus) == (3, 3)
+    assert (await top(corpus, IN_OTHER_WORDS))[0] == "text.html"
+    # A question on no page's topic finds nothing, however the encoder ranks the pages.
+    assert await top(corpus, said) == []
+    # The term-wise index gets its vectors on its next refresh, and ranks the same.
+    termwise.refresh()
+    assert _vector_count(termwise) == (3, 3)
+    assert await top(termwise, IN_OTHER_WORDS) == await top(corpus, IN_OTHER_WORDS)
+
+
+async def test_a_changed_or_removed_page_takes_its_vectors_with_it(
+    meaning_root: Path, tmp_path: Path
+) -> None:
+    corpus = LocalCorpus(meaning_root, index_path=tmp_path / "index.sqlite")
+    corpus.refresh()
+    (meaning_root / "text.html").write_text("<title>Knitting</title><p>Purl is knit reversed.</p>")
+    (meaning_root / "math.html").unlink()
+    made: list[tuple[int, int]] = []
+    corpus.refresh(done=lambda count, total: made.append((count, total)))
+    assert made == [(1, 1)] and _vector_count(corpus) == (2, 2)
+    assert "text.html" not in await top(corpus, IN_OTHER_WORDS)
+    assert await top(corpus, "logarithm") == []
+
+
+async def test_without_the_encoder_no_vectors_are_made(
+    meaning_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QUOTEBOUND_MEANING", "off")
+    corpus = LocalCorpus(meaning_root, index_path=tmp_path / "index.sqlite")
+    corpus.refresh()
+    assert _vector_count(corpus) == (3, 0)
+    assert await top(corpus, "leading characters") == ["text.html"]
+    assert await top(corpus, IN_OTHER_WORDS) == []

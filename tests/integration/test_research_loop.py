@@ -56,7 +56,10 @@ CorpusFactory = Callable[..., LocalCorpus]
 
 @pytest.fixture
 def make_corpus(tmp_path: Path) -> CorpusFactory:
-    """A LocalCorpus of ``loop_corpus/<name>`` (only ``files`` when given), indexed in tmp_path."""
+    """A LocalCorpus of ``loop_corpus/<name>`` (only ``files`` when given), indexed in tmp_path
+    for search by terms alone: the loop's rounds are under test here, on pages a search by
+    terms reaches only once an earlier round has verified a name (search by meaning is
+    ``test_corpus.py``'s)."""
 
     def make(name: str, files: tuple[str, ...] = ()) -> LocalCorpus:
         root = tmp_path / name
@@ -67,7 +70,7 @@ def make_corpus(tmp_path: Path) -> CorpusFactory:
         else:
             shutil.copytree(LOOP_CORPUS / name, root)
         corpus = LocalCorpus(root, base_url=BASE, index_path=tmp_path / f"{name}.sqlite")
-        corpus.refresh()
+        corpus.refresh(vectors=False)
         return corpus
 
     return make

@@ -50,7 +50,7 @@ def test_texts_encoded_side_by_side_are_encoded_as_each_alone() -> None:
     # New texts (none in the cache yet), encoded in the process's encoding threads at once.
     texts = [f"{PARAPHRASE} (side by side, {i})" for i in range(12)]
     together = encoder.similarities([QUESTION], texts)
-    model = encoder._encoder()
+    model = encoder.sentence_encoder()
     assert model is not None
     question = model.encode(QUESTION)
     assert together == [round(float(model.encode(t) @ question), 4) for t in texts]
@@ -94,7 +94,7 @@ def test_the_vocabularys_rows_read_from_the_file_are_the_tables_and_layers_are_i
     import numpy as np
     from safetensors import safe_open
 
-    model = encoder._encoder()
+    model = encoder.sentence_encoder()
     assert model is not None
     ids = np.array([101, 7592, 0, 30521, 7592, 102])
     with safe_open(model._path, framework="np") as f:
@@ -106,3 +106,26 @@ def test_the_vocabularys_rows_read_from_the_file_are_the_tables_and_layers_are_i
     assert got.tobytes() == expected.astype(np.float16).astype(np.float32).tobytes()
     layer = model._w["encoder.layer.0.intermediate.dense.weight"]
     assert layer.flags.c_contiguous and layer.tobytes() == np.ascontiguousarray(dense.T).tobytes()
+
+
+def test_passage_vectors_are_each_texts_own_cut_to_its_first_tokens() -> None:
+    import numpy as np
+
+    model = encoder.sentence_encoder()
+    assert model is not None
+    # Texts of one length are encoded together, and more than a batch of them.
+    texts = [f"{PARAPHRASE} ({i})" for i in range(70)] + [UNRELATED, QUESTION * 40, "x"]
+    made: list[int] = []
+    vectors = model.passage_vectors(texts, tokens=12, done=made.append)
+    assert vectors.shape == (len(texts), 384) and vectors.dtype == np.float16
+    assert made[-1] == len(texts) and made == sorted(made)
+    for i in (0, 69, 70, 71, 72):
+        ids = model._tokenizer.encode(texts[i]).ids
+        cut = ids if len(ids) <= 12 else [*ids[:11], ids[-1]]  # [CLS] ... [SEP], as truncation
+        alone = model._encoded(np.array([cut]))[0]
+        assert np.abs(vectors[i].astype(np.float32) - alone).max() < 1e-3
+    # The same texts, the same vectors, byte for byte.
+    assert model.passage_vectors(texts, tokens=12).tobytes() == vectors.tobytes()
+    # Cut to its first 12 tokens, a sentence still says much of what it says whole.
+    close = vectors[:2].astype(np.float32) @ model.encode(PARAPHRASE)
+    assert close.min() > 0.8

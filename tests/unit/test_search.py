@@ -14,6 +14,7 @@ from quotebound.acquisition.providers import (
     SearchResponse,
     dedupe,
     fused,
+    fusion_order,
     raw_content_page,
     select_for_fetch,
 )
@@ -270,3 +271,15 @@ async def test_ladder_reorders_the_answer_it_takes_and_ranks_it_by_that_order() 
         ("https://a.com/2", 2),
         ("https://a.com/1", 3),
     ]
+
+
+def test_fusion_order_weighs_each_ranking() -> None:
+    terms = [("a", 1), ("b", 2), ("c", 3)]
+    meaning = [("d", 1), ("b", 2)]
+    # What both rankings hold comes first; alike, the second ranking's first (1/3) ties the
+    # first ranking's first (the earlier ranking's goes first) and passes its third (1/5) ...
+    assert fusion_order([terms, meaning]) == ["b", "a", "d", "c"]
+    # ... but at half weight (1/6) it does not.
+    assert fusion_order([terms, meaning], (1.0, 0.5)) == ["b", "a", "c", "d"]
+    # Ties go to the better single rank, then the earlier ranking.
+    assert fusion_order([[("x", 1)], [("y", 1)]]) == ["x", "y"]

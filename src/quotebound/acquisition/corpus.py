@@ -8,10 +8,12 @@ The index (:mod:`quotebound.acquisition.corpusindex`) holds passages (see
 :mod:`quotebound.text.passages`): each with its page title and heading path, ranked by FTS5's
 BM25 (IDF-weighted, Porter-stemmed) with title and heading matches counting more than body text.
 A search (its query from :mod:`quotebound.acquisition.ftsquery`) ranks passages across the
-corpus and returns the pages of the best ones; pages with the same content under two paths (an
-HTML page and its Sphinx ``_sources`` text, a print version) collapse to one, the HTML page
-preferred, and a passage that a smaller page also holds counts for that page alone (a page that
-gathers other pages' passages does not rank by them).
+corpus and returns the pages of the best ones, fused with the pages of the passages closest to
+it in meaning when the index holds their vectors (:mod:`quotebound.acquisition.passagevectors`);
+pages with the same content under two paths (an HTML page and its Sphinx ``_sources`` text, a
+print version) collapse to one, the HTML page preferred, and a passage that a smaller page also
+holds counts for that page alone (a page that gathers other pages' passages does not rank by
+them).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import closing
+from itertools import count
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, urlsplit
 
@@ -34,6 +37,8 @@ from quotebound.acquisition.corpusindex import (
     IndexStats,
     default_index_path,
     document_suffix,
+    generation,
+    mark_changed,
     open_index,
     refresh_index,
     too_large,
@@ -45,8 +50,15 @@ from quotebound.acquisition.duplicates import (
     same_content_pairs,
 )
 from quotebound.acquisition.ftsquery import code_names, fts_query, phrase, qualified_names
-from quotebound.acquisition.providers import SearchCandidate, SearchResponse, search_response
+from quotebound.acquisition.passagevectors import closest_passages, fill_vectors, load_vectors
+from quotebound.acquisition.providers import (
+    SearchCandidate,
+    SearchResponse,
+    fusion_order,
+    search_response,
+)
 from quotebound.errors import ConfigError, FetchError, Reason
+from quotebound.evidence import encoder
 from quotebound.storage.rawstore import RawPage, parsed_page
 from quotebound.text.documents import decode_document
 from quotebound.text.page import Page
@@ -78,6 +90,9 @@ _PASSAGES_SEARCHED = 400
 """Best passages a search ranks pages by."""
 _SHARED_WORDS = 8
 """Distinct words from which a passage found on two pages belongs to the smaller one only."""
+_MEANING_WEIGHT = 0.5
+"""The weight of the ranking by meaning fused with BM25's (whose weight is 1): this encoder,
+reading a passage's first words, is the weaker judge of the two."""
 _PASSAGES_KEPT = 3
 """A result's best matching passages that the ranking of its quotes hears of."""
 _SECOND_PASSAGE = 0.25
@@ -130,6 +145,7 @@ class LocalCorpus:
         self._by_url: dict[str, str] | None = None
         self._words: dict[str, frozenset[str]] = {}
         self._html_by_stem: dict[str, list[str]] | None = None
+        self._termwise = False
 
     def __repr__(self) -> str:
         return f"LocalCorpus({str(self.root)!r}, name={self.name!r})"
@@ -152,16 +168,25 @@ class LocalCorpus:
 
     # -- index ---------------------------------------------------------------------------
 
-    def refresh(self) -> IndexStats:
-        """Bring the index up to date with the directory; cheap when nothing changed."""
+    def refresh(
+        self, *, vectors: bool = True, done: Callable[[int, int], None] | None = None
+    ) -> IndexStats:
+        """Bring the index up to date with the directory; cheap when nothing changed.
+
+        With ``vectors``, the passages that have no vector yet get one (``done`` hears how many
+        of how many are made): a few minutes for a corpus of thousands of pages, once."""
         with self._lock, closing(open_index(self.index_path, self.root)) as db:
             db.execute("BEGIN IMMEDIATE")  # one writer at a time, across processes too
             try:
                 stats = refresh_index(db, self.root, max_bytes=self.max_bytes, parse=self._parse)
+                if stats.added or stats.updated or stats.removed:
+                    mark_changed(db)
             except BaseException:
                 db.rollback()
                 raise
             db.commit()
+            if vectors and fill_vectors(db, done):
+                mark_changed(db)
             self._refreshed = True
             self._by_url = None
             self._words = {}
@@ -208,7 +233,9 @@ class LocalCorpus:
 
     def _search(self, query: str, match: str, limit: int) -> tuple[SearchCandidate, ...]:
         if not self._refreshed:
-            self.refresh()
+            # Inside a run, under its deadline: the passages' vectors take minutes to make, so
+            # they are left to an explicit refresh (``quotebound index``, ``research``).
+            self.refresh(vectors=False)
         with closing(open_index(self.index_path, self.root)) as db:
             matched = db.execute(_SEARCH, (match, _PASSAGES_SEARCHED)).fetchall()
             pages: dict[str, list[tuple[float, str, str]]] = {}
@@ -220,7 +247,16 @@ class LocalCorpus:
                 if len(found.setdefault(path, [])) < _PASSAGES_KEPT:
                     found[path].append((rank, passage_head(body)))
             ranked = sorted(pages, key=lambda p: (-_page_score(pages[p]), p))
-            kept = self._one_per_content(db, ranked[: 3 * limit])[:limit]
+            kept = self._one_per_content(db, ranked[: 3 * limit])
+            closest = self._closest_pages(db, query)
+            if closest:
+                for path, nearest in closest.items():
+                    pages.setdefault(path, nearest)
+                    found.setdefault(path, [])
+                near = self._one_per_content(db, list(closest)[: 3 * limit])
+                both = [list(zip(kept, count(1))), list(zip(near, count(1)))]
+                kept = self._one_per_content(db, fusion_order(both, (1.0, _MEANING_WEIGHT)))
+            kept = kept[:limit]
             for i, path in enumerate(kept):
                 twin = None if _is_html(path) else self._html_twin(db, path, exclude=kept)
                 if twin is not None:
@@ -240,7 +276,7 @@ class LocalCorpus:
             out.append(
                 SearchCandidate(
                     url=self.url_for(path),
-                    title=title or PurePosixPath(path).name,
+                    title=self._noted(title or PurePosixPath(path).name, path),
                     snippet=" … ".join(
                         " ".join(body.split()[:_SNIPPET_WORDS])
                         for _, _, body in pages[path][:_SNIPPET_PASSAGES]
@@ -253,6 +289,32 @@ class LocalCorpus:
                 )
             )
         return tuple(out)
+
+    def _closest_pages(
+        self, db: sqlite3.Connection, query: str
+    ) -> dict[str, list[tuple[float, str, str]]]:
+        """The pages of the passages closest in meaning to ``query``, best first, each with its
+        closest passages (closeness, title, text under its heading) as ``_search`` keeps a
+        page's passages; empty when the index has no vectors (see
+        :mod:`~quotebound.acquisition.passagevectors`)."""
+        if encoder.sentence_encoder() is None:  # off, or not installed
+            return {}
+        vectors = load_vectors(str(self.index_path), generation(db))
+        if vectors is None:
+            if not self._termwise:
+                self._termwise = True
+                log.warning(
+                    "corpus %s: searching by terms alone, its passages have no vectors yet "
+                    "(`quotebound index` makes them)",
+                    self.name,
+                )
+            return {}
+        pages: dict[str, list[tuple[float, str, str]]] = {}
+        for path, title, heading, body, closeness in closest_passages(db, vectors, query):
+            pages.setdefault(path, []).append(
+                (closeness, title, under_heading(heading, body, besides=title))
+            )
+        return dict(sorted(pages.items(), key=lambda item: (-_page_score(item[1]), item[0])))
 
     def _one_per_content(self, db: sqlite3.Connection, ranked: list[str]) -> list[str]:
         """``ranked`` with near-duplicate pages collapsed into the best-ranked one's place,
@@ -330,9 +392,10 @@ class LocalCorpus:
         return path
 
     def _parse(self, document: str, body: bytes) -> tuple[RawPage, Page]:
-        """A document's bytes as a stored page (titled from its markup or first line) and
-        the parsed page whose clean text is indexed."""
-        return self._titled(document, self._decoded(document, body))
+        """A document's bytes as a stored page (titled from its markup or first line, without
+        the corpus's note: the index holds what the page says) and the parsed page whose clean
+        text is indexed."""
+        return self._titled(document, self._decoded(document, body), noted=False)
 
     def _decoded(self, document: str, body: bytes) -> RawPage:
         """A document's bytes as a stored page, untitled."""
@@ -353,14 +416,19 @@ class LocalCorpus:
             pages=decoded.pages,
         )
 
-    def _titled(self, document: str, page: RawPage) -> tuple[RawPage, Page]:
-        """``page`` titled from its markup or first line, and its parse."""
+    def _titled(self, document: str, page: RawPage, *, noted: bool = True) -> tuple[RawPage, Page]:
+        """``page`` titled from its markup or first line (and the corpus's note on it, when
+        ``noted``), and its parse."""
         parsed = parsed_page(page)
         raw_text = page.text if page.text is not None else "\n".join(page.pages or ())
         title = parsed.title or _text_title(raw_text, document)
-        if self._note_for is not None:
-            title = f"{title} ({self._note_for(document)})"
-        return dataclasses.replace(page, title=title), parsed
+        return dataclasses.replace(
+            page, title=self._noted(title, document) if noted else title
+        ), parsed
+
+    def _noted(self, title: str, document: str) -> str:
+        """``title`` with the corpus's note on ``document``, if it has notes."""
+        return title if self._note_for is None else f"{title} ({self._note_for(document)})"
 
 
 def _readable_root(root: Path | str) -> Path:

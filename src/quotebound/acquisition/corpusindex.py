@@ -1,10 +1,10 @@
 """The SQLite FTS5 index of a local corpus: which files it holds, its schema, where it lives.
 
 The index holds passages (see :mod:`quotebound.text.passages`), each with its page title,
-heading path and option keys (:mod:`quotebound.acquisition.ftsquery`); the corpus searches it
-(docs/architecture.md §3). It lives in the user's cache directory and is refreshed
-incrementally: a file whose size and mtime are unchanged is not read; a file whose bytes hash
-the same is not parsed again.
+heading path and option keys (:mod:`quotebound.acquisition.ftsquery`), and their vectors
+(:mod:`quotebound.acquisition.passagevectors`); the corpus searches it (docs/architecture.md
+§3). It lives in the user's cache directory and is refreshed incrementally: a file whose size
+and mtime are unchanged is not read; a file whose bytes hash the same is not parsed again.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import hashlib
 import logging
 import os
 import sqlite3
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -20,6 +21,8 @@ from pathlib import Path, PurePosixPath
 import platformdirs
 
 from quotebound.acquisition.ftsquery import option_keys
+from quotebound.acquisition.passagevectors import SCHEMA as VECTORS_SCHEMA
+from quotebound.acquisition.passagevectors import drop_vectors
 from quotebound.errors import ConfigError, FetchError
 from quotebound.storage.rawstore import RawPage
 from quotebound.text.page import Page
@@ -30,6 +33,8 @@ __all__ = [
     "IndexStats",
     "default_index_path",
     "document_suffix",
+    "generation",
+    "mark_changed",
     "open_index",
     "refresh_index",
     "too_large",
@@ -46,8 +51,10 @@ MEDIA_TYPES = {
 }
 """File suffixes the corpus indexes, and the media type each is read as."""
 
-_INDEX_FORMAT = "10"
-_SCHEMA = """
+_INDEX_FORMAT = "11"
+_SCHEMA = (
+    VECTORS_SCHEMA
+    + """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs(
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
@@ -56,6 +63,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS passages USING fts5(
     path UNINDEXED, title, heading, body, keys,
     tokenize = 'porter unicode61 remove_diacritics 2');
 """
+)
 
 log = logging.getLogger(__name__)
 
@@ -102,13 +110,27 @@ def open_index(index_path: Path, root: Path) -> sqlite3.Connection:
         raise ConfigError(f"cannot open corpus index {index_path}: {exc}") from exc
     stored = dict(db.execute("SELECT key, value FROM meta"))
     wanted = {"format": _INDEX_FORMAT, "root": str(root)}
-    if stored != wanted:  # another format or another root: start afresh
+    if {key: stored.get(key) for key in wanted} != wanted:  # start afresh
         db.executescript(
             "DROP TABLE IF EXISTS fts;"  # the index format before passages
-            "DELETE FROM passages; DELETE FROM docs; DELETE FROM meta;"
+            "DELETE FROM vectors; DELETE FROM passages; DELETE FROM docs; DELETE FROM meta;"
         )
         db.executemany("INSERT INTO meta VALUES (?, ?)", wanted.items())
+        mark_changed(db)
     return db
+
+
+def generation(db: sqlite3.Connection) -> str:
+    """A token that changes whenever the index does (:func:`mark_changed`): what is derived
+    from the index is kept under it."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    return str(row[0]) if row else ""
+
+
+def mark_changed(db: sqlite3.Connection) -> None:
+    """Give the index a new :func:`generation` (unique, so never that of an earlier index at
+    the same path)."""
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (uuid.uuid4().hex,))
 
 
 def refresh_index(
@@ -153,7 +175,7 @@ def refresh_index(
             )
             counts["unchanged"] += 1
             continue
-        db.execute("DELETE FROM passages WHERE path = ?", (rel,))
+        _drop_passages(db, rel)
         try:
             page, parsed = parse(rel, body)
         except FetchError as exc:
@@ -176,9 +198,14 @@ def refresh_index(
         )
     gone = sorted(set(known) - seen)
     for rel in gone:
-        db.execute("DELETE FROM passages WHERE path = ?", (rel,))
+        _drop_passages(db, rel)
         db.execute("DELETE FROM docs WHERE path = ?", (rel,))
     return IndexStats(removed=len(gone), **counts)
+
+
+def _drop_passages(db: sqlite3.Connection, path: str) -> None:
+    drop_vectors(db, path)
+    db.execute("DELETE FROM passages WHERE path = ?", (path,))
 
 
 def _files(root: Path) -> Iterator[tuple[str, Path]]:

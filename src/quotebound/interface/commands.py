@@ -134,8 +134,24 @@ def prepare_corpus(context: Context, roots: Sequence[Path] | None, progress: Pro
 
 def _refresh(corpus: LocalCorpus, progress: Progress) -> None:
     progress.note(f"indexing {corpus.name} {corpus.root} ...")
-    stats = corpus.refresh()
+    stats = corpus.refresh(done=_vectors_made(progress))
     progress.note(f"{corpus.name} indexed: {_stats_line(stats)}")
+
+
+def _vectors_made(progress: Progress) -> Callable[[int, int], None]:
+    """Progress lines while a corpus's passages get their vectors: the first, then each tenth."""
+    shown = -1
+
+    def done(made: int, total: int) -> None:
+        nonlocal shown
+        if made * 10 // total > shown:
+            shown = made * 10 // total
+            progress.note(
+                f"passage vectors (search by meaning; made once, QUOTEBOUND_MEANING=off skips "
+                f"them): {made}/{total}"
+            )
+
+    return done
 
 
 def _stats_line(stats: IndexStats) -> str:
