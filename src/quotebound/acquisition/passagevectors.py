@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,8 @@ SCHEMA = "CREATE TABLE IF NOT EXISTS vectors(passage INTEGER PRIMARY KEY, vector
 TOKENS = 32
 """Tokens of a passage's text its vector reads: the title, the heading and the first words say
 what a passage is about, and encoding a whole corpus costs in proportion."""
+_WIDTH = 384
+"""Floats in a vector."""
 _CHUNK = 2048
 """Passages encoded, then committed, at a time."""
 _PASSAGES_SEARCHED = 400
@@ -119,15 +122,20 @@ def load_vectors(index: str, generation: str) -> Vectors | None:
     cache: a refresh that changes the index changes it), or None unless every passage has one."""
     import numpy as np
 
-    with sqlite3.connect(index, timeout=60.0) as db:
+    with closing(sqlite3.connect(index, timeout=60.0)) as db:
+        db.execute("BEGIN")  # one snapshot: the counts and the rows agree
         (passages,) = db.execute("SELECT count(*) FROM passages").fetchone()
-        rows = db.execute("SELECT passage, vector FROM vectors ORDER BY passage").fetchall()
-    if not rows or len(rows) != passages:
-        return None
-    matrix = np.frombuffer(b"".join(v for _, v in rows), dtype="<f2").reshape(len(rows), -1)
-    return Vectors(
-        rowids=np.array([r for r, _ in rows], dtype=np.int64), matrix=matrix.astype(np.float32)
-    )
+        (count,) = db.execute("SELECT count(*) FROM vectors").fetchone()
+        if not count or count != passages:
+            return None
+        # Filled row by row: the matrix is the one copy held, never the rows' bytes beside it.
+        rowids = np.empty(count, dtype=np.int64)
+        matrix = np.empty((count, _WIDTH), dtype=np.float32)
+        rows = db.execute("SELECT passage, vector FROM vectors ORDER BY passage")
+        for i, (rowid, vector) in enumerate(rows):
+            rowids[i] = rowid
+            matrix[i] = np.frombuffer(vector, dtype="<f2")
+    return Vectors(rowids=rowids, matrix=matrix)
 
 
 def closest_passages(
