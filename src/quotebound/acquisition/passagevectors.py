@@ -38,12 +38,11 @@ __all__ = [
 ]
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS vectors(passage INTEGER PRIMARY KEY, vector BLOB NOT NULL);"
-"""Each passage's vector (its rowid in ``passages``), 384 half-precision floats."""
+"""Each passage's vector (its rowid in ``passages``), ``encoder.DIMENSIONS`` half-precision
+floats."""
 TOKENS = 32
 """Tokens of a passage's text its vector reads: the title, the heading and the first words say
 what a passage is about, and encoding a whole corpus costs in proportion."""
-_WIDTH = 384
-"""Floats in a vector."""
 _CHUNK = 2048
 """Passages encoded, then committed, at a time."""
 _PASSAGES_SEARCHED = 400
@@ -130,7 +129,7 @@ def load_vectors(index: str, generation: str) -> Vectors | None:
             return None
         # Filled row by row: the matrix is the one copy held, never the rows' bytes beside it.
         rowids = np.empty(count, dtype=np.int64)
-        matrix = np.empty((count, _WIDTH), dtype=np.float32)
+        matrix = np.empty((count, encoder.DIMENSIONS), dtype=np.float32)
         rows = db.execute("SELECT passage, vector FROM vectors ORDER BY passage")
         for i, (rowid, vector) in enumerate(rows):
             rowids[i] = rowid

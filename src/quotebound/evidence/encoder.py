@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
+    "DIMENSIONS",
     "ENV_VAR",
     "MODEL_PACKAGE",
     "SentenceEncoder",
@@ -58,6 +59,8 @@ _DIGITS = 4
 """Decimals a similarity keeps."""
 _LAYERS = 6
 _HEADS = 12
+DIMENSIONS = 384
+"""Floats in a vector."""
 
 
 def enabled() -> bool:
@@ -162,7 +165,7 @@ class SentenceEncoder:
         import numpy as np
         from threadpoolctl import threadpool_limits
 
-        out = np.zeros((len(texts), 384), dtype=np.float32)
+        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         with threadpool_limits(limits=1, user_api="blas"):
             vectors = _encoding_threads().map(lambda text: _vector(self, text), texts)
             for row, vector in enumerate(vectors):
@@ -198,7 +201,7 @@ class SentenceEncoder:
             for _, same in sorted(by_length.items())
             for at in range(0, len(same), _BATCH)
         ]
-        out = np.zeros((len(ids), 384), dtype=np.float16)
+        out = np.zeros((len(ids), DIMENSIONS), dtype=np.float16)
         encoded = 0
         with threadpool_limits(limits=1, user_api="blas"):
             vectors = _encoding_threads().map(
@@ -218,7 +221,7 @@ class SentenceEncoder:
         import numpy as np
 
         batch, length = ids.shape
-        width = 384 // _HEADS
+        width = DIMENSIONS // _HEADS
         x = (
             self._token_vectors(ids)
             + self._w["embeddings.position_embeddings.weight"][:length]
@@ -236,7 +239,7 @@ class SentenceEncoder:
             a = (q @ k) * scale
             a = np.exp(a - a.max(-1, keepdims=True))
             a /= a.sum(-1, keepdims=True)
-            c = (a @ v).transpose(0, 2, 1, 3).reshape(batch, length, 384)
+            c = (a @ v).transpose(0, 2, 1, 3).reshape(batch, length, DIMENSIONS)
             x = self._norm(
                 self._linear(c, p + "attention.output.dense") + x, p + "attention.output.LayerNorm"
             )
@@ -291,9 +294,9 @@ def _vector(encoder: SentenceEncoder, text: str) -> np.ndarray:
 _lock = threading.Lock()
 _loaded: dict[Path, SentenceEncoder] = {}
 _WORKERS = 4
+"""The most threads that encode texts at once, in one process, whatever the number of runs."""
 _BATCH = 64
 """Texts a corpus index encodes together (:meth:`SentenceEncoder.passage_vectors`)."""
-"""The most threads that encode texts at once, in one process, whatever the number of runs."""
 _threads: list[ThreadPoolExecutor] = []
 
 
