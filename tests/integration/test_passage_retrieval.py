@@ -127,6 +127,19 @@ async def test_the_html_page_wins_over_its_sources_twin(corpus: LocalCorpus) -> 
     assert all("_sources" not in s["url"] for s in out["sources"])
 
 
+async def test_a_page_indexed_again_still_collapses_with_its_twin(corpus: LocalCorpus) -> None:
+    # A page is found by its span of the index's rows, read once per state of the index: a
+    # page written again lies in new rows, which the next state's spans point to.
+    await corpus.search("removeprefix prefix string", max_results=5)
+    page = corpus.root / "library" / "stdtypes.html"
+    page.write_text(page.read_text() + "<!-- edited -->")
+    assert corpus.refresh().updated == 1
+    response = await corpus.search("removeprefix prefix string", max_results=5)
+    documents = [c.document for c in response.candidates]
+    assert "library/stdtypes.html" in documents
+    assert "_sources/library/stdtypes.rst.txt" not in documents
+
+
 async def test_a_sources_copy_found_alone_gives_its_place_to_the_html_page(
     corpus: LocalCorpus,
 ) -> None:

@@ -40,6 +40,7 @@ from quotebound.acquisition.corpusindex import (
     generation,
     mark_changed,
     open_index,
+    passage_spans,
     refresh_index,
     too_large,
 )
@@ -82,7 +83,12 @@ SELECT title, heading, body FROM passages WHERE passages MATCH ? AND path = ?
 ORDER BY {_BM25}, rowid LIMIT ?
 """
 """A page's best passages for a query (for the HTML twin that takes its copy's place)."""
-_FIRST_PASSAGE = "SELECT title, heading, body FROM passages WHERE path = ? ORDER BY rowid LIMIT 1"
+_FIRST_PASSAGE = """
+SELECT title, heading, body FROM passages WHERE rowid BETWEEN ? AND ? AND path = ?
+ORDER BY rowid LIMIT 1
+"""
+_BODIES = "SELECT body FROM passages WHERE rowid BETWEEN ? AND ? AND path = ?"
+"""A page's passages, looked up within its span of rowids (``passage_spans``)."""
 _SPELLED = "SELECT 1 FROM passages WHERE passages MATCH ? LIMIT 1"
 _HEADINGS = "SELECT heading FROM passages WHERE passages MATCH ?"
 _WRITTEN = "SELECT title, heading, body FROM passages WHERE passages MATCH ?"
@@ -267,7 +273,7 @@ class LocalCorpus:
                     found[twin] = [
                         (r, passage_head(b)) for r, (_, _, b) in zip(ranks, rows, strict=False)
                     ]
-                    rows = rows or db.execute(_FIRST_PASSAGE, (twin,)).fetchall()
+                    rows = rows or db.execute(_FIRST_PASSAGE, self._span(db, twin)).fetchall()
                     pages[twin] = [(0.0, t, under_heading(h, b, besides=t)) for t, h, b in rows]
                     kept[i] = twin
         out = []
@@ -349,9 +355,15 @@ class LocalCorpus:
 
     def _content_words(self, db: sqlite3.Connection, path: str) -> frozenset[str]:
         if path not in self._words:
-            bodies = db.execute("SELECT body FROM passages WHERE path = ?", (path,))
+            bodies = db.execute(_BODIES, self._span(db, path))
             self._words[path] = content_words_of(body for (body,) in bodies)
         return self._words[path]
+
+    def _span(self, db: sqlite3.Connection, path: str) -> tuple[int, int, str]:
+        """The parameters that find the passages of ``path``: its span of rowids (see
+        :func:`~quotebound.acquisition.corpusindex.passage_spans`), and itself."""
+        first, last = passage_spans(str(self.index_path), generation(db)).get(path, (0, -1))
+        return first, last, path
 
     # -- transport -----------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -24,6 +25,7 @@ from quotebound.acquisition.ftsquery import option_keys
 from quotebound.acquisition.passagevectors import SCHEMA as VECTORS_SCHEMA
 from quotebound.acquisition.passagevectors import drop_vectors
 from quotebound.errors import ConfigError, FetchError
+from quotebound.storage.bytecache import memoize
 from quotebound.storage.rawstore import RawPage
 from quotebound.text.page import Page
 from quotebound.text.passages import HEADING_SEPARATOR, passages
@@ -52,6 +54,9 @@ MEDIA_TYPES = {
 """File suffixes the corpus indexes, and the media type each is read as."""
 
 _INDEX_FORMAT = "11"
+_SPAN_BYTES = 150
+"""Bytes a page's passage span takes in the cache beside its path's characters: its entry, a
+tuple and two integers."""
 _SCHEMA = (
     VECTORS_SCHEMA
     + """
@@ -125,6 +130,25 @@ def generation(db: sqlite3.Connection) -> str:
     from the index is kept under it."""
     row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     return str(row[0]) if row else ""
+
+
+def _spans_bytes(spans: dict[str, tuple[int, int]]) -> int:
+    return sum(_SPAN_BYTES + len(path) for path in spans)
+
+
+@memoize(_spans_bytes)
+def passage_spans(index: str, generation: str) -> dict[str, tuple[int, int]]:
+    """The first and last rowid of each page's passages in the index at ``index`` as of its
+    ``generation`` (:func:`generation`, the key of the cache). The full-text table cannot
+    index a page's path, so finding a page's passages by path reads every passage; within its
+    span, a page's passages are found at once (a refresh writes a page's passages together)."""
+    with closing(sqlite3.connect(index, timeout=60.0)) as db:
+        return {
+            path: (first, last)
+            for path, first, last in db.execute(
+                "SELECT path, min(rowid), max(rowid) FROM passages GROUP BY path"
+            )
+        }
 
 
 def mark_changed(db: sqlite3.Connection) -> None:
