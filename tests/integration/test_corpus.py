@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
+import time
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from quotebound.acquisition.corpus import LocalCorpus
+from quotebound.acquisition.corpusindex import open_index
 from quotebound.acquisition.ftsquery import code_names, fts_query, qualified_names
+from quotebound.acquisition.passagevectors import fill_vectors
 from quotebound.errors import ConfigError, FetchError, Reason
+from quotebound.storage.filelock import file_lock
 from quotebound.tiers import TrustTier
 
 pytestmark = pytest.mark.integration
@@ -484,6 +490,31 @@ async def test_a_changed_or_removed_page_takes_its_vectors_with_it(
     assert made == [(1, 1)] and _vector_count(corpus) == (2, 2)
     assert "text.html" not in await top(corpus, IN_OTHER_WORDS)
     assert await top(corpus, "logarithm") == []
+
+
+def test_one_process_at_a_time_makes_an_indexs_vectors(
+    meaning_root: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    index = tmp_path / "index.sqlite"
+    corpus = LocalCorpus(meaning_root, index_path=index)
+    made: list[tuple[int, int]] = []
+    # Another process holds the lock while it makes the vectors.
+    with file_lock(index.with_name("index.sqlite.vectors.lock")):
+        worker = threading.Thread(
+            target=corpus.refresh, kwargs={"done": lambda n, total: made.append((n, total))}
+        )
+        worker.start()
+        for _ in range(200):
+            if "waiting for it" in caplog.text:
+                break
+            time.sleep(0.05)
+        assert "another process is making this index's passage vectors" in caplog.text
+        assert worker.is_alive() and _vector_count(corpus) == (3, 0)
+        with closing(open_index(index, corpus.root)) as db:
+            assert fill_vectors(db) == 3  # what the other process does meanwhile
+    worker.join(timeout=60)
+    # Once it is done, the waiting refresh finds every vector made and encodes nothing.
+    assert not worker.is_alive() and made == [] and _vector_count(corpus) == (3, 3)
 
 
 async def test_without_the_encoder_no_vectors_are_made(

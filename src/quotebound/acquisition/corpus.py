@@ -60,6 +60,7 @@ from quotebound.acquisition.providers import (
 )
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.evidence import encoder
+from quotebound.storage.filelock import file_lock
 from quotebound.storage.rawstore import RawPage, parsed_page
 from quotebound.text.documents import decode_document
 from quotebound.text.page import Page
@@ -191,13 +192,26 @@ class LocalCorpus:
                 db.rollback()
                 raise
             db.commit()
-            if vectors and fill_vectors(db, done):
-                mark_changed(db)
+            if vectors:
+                # One process at a time makes an index's vectors: the next finds them made.
+                with file_lock(self._vectors_lock, waiting=self._waiting):
+                    if fill_vectors(db, done):
+                        mark_changed(db)
             self._refreshed = True
             self._by_url = None
             self._words = {}
             self._html_by_stem = None
             return stats
+
+    @property
+    def _vectors_lock(self) -> Path:
+        return self.index_path.with_name(self.index_path.name + ".vectors.lock")
+
+    def _waiting(self) -> None:
+        log.warning(
+            "corpus %s: another process is making this index's passage vectors; waiting for it",
+            self.name,
+        )
 
     # -- search --------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
@@ -23,12 +23,17 @@ def _open(path: Path) -> int:
 
 
 @contextmanager
-def file_lock(path: Path) -> Iterator[None]:
+def file_lock(path: Path, *, waiting: Callable[[], None] | None = None) -> Iterator[None]:
     """Hold the exclusive lock on ``path`` for the block: a directory, or a file (created if
-    missing)."""
+    missing). ``waiting`` is called once, before waiting, when another holds it."""
     fd = _open(path)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting is not None:
+                waiting()
+            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)  # closing the file releases the lock
