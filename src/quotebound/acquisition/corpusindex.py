@@ -199,7 +199,8 @@ def refresh_index(
             )
             counts["unchanged"] += 1
             continue
-        _drop_passages(db, rel)
+        if row is not None:  # indexed before: its passages make way
+            _drop_passages(db, rel)
         try:
             page, parsed = parse(rel, body)
         except FetchError as exc:
@@ -228,8 +229,11 @@ def refresh_index(
 
 
 def _drop_passages(db: sqlite3.Connection, path: str) -> None:
-    drop_vectors(db, path)
-    db.execute("DELETE FROM passages WHERE path = ?", (path,))
+    """Drop the passages of ``path`` and their vectors. The full-text table cannot index a
+    path, so its passages are found by one read of the table, then dropped by rowid."""
+    rowids = [(r,) for (r,) in db.execute("SELECT rowid FROM passages WHERE path = ?", (path,))]
+    drop_vectors(db, rowids)
+    db.executemany("DELETE FROM passages WHERE rowid = ?", rowids)
 
 
 def _files(root: Path) -> Iterator[tuple[str, Path]]:

@@ -16,7 +16,7 @@ by terms alone.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import closing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -65,11 +65,10 @@ def _passage_text(title: str, heading: str, body: str) -> str:
     return f"{title}\n{under_heading(heading, body, besides=title)}"
 
 
-def drop_vectors(db: sqlite3.Connection, path: str) -> None:
-    """Drop the vectors of the passages of ``path`` (before the passages themselves)."""
-    db.execute(
-        "DELETE FROM vectors WHERE passage IN (SELECT rowid FROM passages WHERE path = ?)", (path,)
-    )
+def drop_vectors(db: sqlite3.Connection, passages: Iterable[tuple[int]]) -> None:
+    """Drop the vectors of ``passages`` (their rowids, each in a 1-tuple), before the passages
+    themselves."""
+    db.executemany("DELETE FROM vectors WHERE passage = ?", passages)
 
 
 def fill_vectors(db: sqlite3.Connection, done: Callable[[int, int], None] | None = None) -> int:
