@@ -140,6 +140,24 @@ async def test_a_page_indexed_again_still_collapses_with_its_twin(corpus: LocalC
     assert "_sources/library/stdtypes.rst.txt" not in documents
 
 
+async def test_a_search_sees_the_index_another_process_changed(corpus: LocalCorpus) -> None:
+    # What a corpus read from its index (each page's words, to tell twins apart) holds for
+    # one state of it: another process that indexes the corpus again moves it on.
+    await corpus.search("removeprefix prefix string", max_results=5)  # the copy collapses
+    copy = corpus.root / "_sources" / "library" / "stdtypes.rst.txt"
+    copy.write_text(
+        "Migration notes\n===============\n\nOlder code strips a known prefix string with a "
+        "slice after startswith; removeprefix replaces that idiom in new code, and linters "
+        "flag the slice when the project targets a recent interpreter release.\n"
+    )
+    other = LocalCorpus(corpus.root, base_url=BASE, index_path=corpus.index_path)
+    assert other.refresh(vectors=False).updated == 1
+    response = await corpus.search("removeprefix prefix string", max_results=5)
+    documents = [c.document for c in response.candidates]
+    assert "_sources/library/stdtypes.rst.txt" in documents  # no longer the page's twin
+    assert "library/stdtypes.html" in documents
+
+
 async def test_a_sources_copy_found_alone_gives_its_place_to_the_html_page(
     corpus: LocalCorpus,
 ) -> None:

@@ -152,6 +152,9 @@ class LocalCorpus:
         self._by_url: dict[str, str] | None = None
         self._words: dict[str, frozenset[str]] = {}
         self._html_by_stem: dict[str, list[str]] | None = None
+        self._generation: str | None = None
+        """The state of the index (see :func:`~quotebound.acquisition.corpusindex.generation`)
+        that ``_words`` and ``_html_by_stem`` were read from."""
         self._termwise = False
 
     def __repr__(self) -> str:
@@ -198,10 +201,17 @@ class LocalCorpus:
                     if fill_vectors(db, done):
                         mark_changed(db)
             self._refreshed = True
+            self._forget(generation(db))
+            return stats
+
+    def _forget(self, state: str) -> None:
+        """Let go of what was read from the index before it reached ``state``: another process
+        (a ``quotebound index``, a server beside this one) may have changed it."""
+        if state != self._generation:
             self._by_url = None
             self._words = {}
             self._html_by_stem = None
-            return stats
+            self._generation = state
 
     @property
     def _vectors_lock(self) -> Path:
@@ -257,6 +267,7 @@ class LocalCorpus:
             # they are left to an explicit refresh (``quotebound index``, ``research``).
             self.refresh(vectors=False)
         with closing(open_index(self.index_path, self.root)) as db:
+            self._forget(generation(db))
             matched = db.execute(_SEARCH, (match, _PASSAGES_SEARCHED)).fetchall()
             pages: dict[str, list[tuple[float, str, str]]] = {}
             found: dict[str, list[tuple[int, str]]] = {}
