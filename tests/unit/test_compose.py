@@ -675,6 +675,24 @@ def test_extractive_keeps_the_best_quote_of_each_part_when_one_part_scores_highe
     assert server.url in [f["url"] for f in chosen]
 
 
+def test_a_part_is_led_by_the_best_quote_about_it_not_by_its_words_alone() -> None:
+    question = "How does the widget cache expire entries, and which port does the server use?"
+    texts = {
+        "cache": "The widget cache expires entries after one hour of inactivity.",
+        "both": "The widget cache expires entries early when the server port is busy.",
+        "port": "Clients reach the daemon on 8080, the number it listens on by default.",
+    }
+    pages = {k: Page(url=f"https://{k}.example/", title=k, text=t) for k, t in texts.items()}
+    found = {k: evidence_for(question, page, page.text) for k, page in pages.items()}
+    found["cache"].update(relevance=0.9, parts=[0.9, 0.1], score=3.0)
+    # More of the port part's words, but about the cache: the first part is its best.
+    found["both"].update(relevance=0.8, parts=[0.8, 0.55], score=2.9)
+    # Fewer of them, yet about the port: of the quotes about that part, the best leads it.
+    found["port"].update(relevance=0.5, parts=[0.05, 0.5], score=2.5, meaning=0.7)
+    findings = compose_extractive(question, list(found.values()), max_findings=2)["findings"]
+    assert [f["url"] for f in findings] == [pages["cache"].url, pages["port"].url]
+
+
 def test_no_quote_is_composed_for_a_part_nothing_answers() -> None:
     question = "Which team maintains the widget cache, and in which city is that team based?"
     team = Page(

@@ -34,6 +34,7 @@ __all__ = [
     "RELATED_MEANING",
     "VERY_CLOSE_MEANING",
     "answers",
+    "best_part",
     "composable_evidence",
     "context_worthy",
 ]
@@ -121,7 +122,7 @@ def composable_evidence(
     for item in passed:
         if item["source_id"] in sources:
             bar = CONTEXT_THRESHOLD
-        elif _best_part(item) in answered:
+        elif best_part(item) in answered:
             bar = SUPPORT_THRESHOLD
         else:
             continue  # it would support a part nothing answers: a page on another subject
@@ -142,7 +143,7 @@ def _related(meaning: float | None) -> bool:
     return meaning is not None and meaning >= RELATED_MEANING
 
 
-def _best_part(item: EvidenceItem) -> int:
+def best_part(item: EvidenceItem) -> int:
     """The sub-question a quote is most relevant to (the first on ties)."""
     parts = item["parts"]
     return parts.index(max(parts))

@@ -19,7 +19,7 @@ from quotebound.evidence.relevance import (
     sub_questions,
 )
 from quotebound.records import Composition, EvidenceItem, Finding, FindingVerification
-from quotebound.report.answering import answers, composable_evidence
+from quotebound.report.answering import answers, best_part, composable_evidence
 
 __all__ = ["compose_extractive", "finding_for"]
 
@@ -124,18 +124,23 @@ def _marginal(
 
 
 def _part_leaders(items: list[EvidenceItem], *, final: bool) -> list[EvidenceItem]:
-    """For a question in several parts, the best quote for each part that answers it (by its
-    relevance to that part, then score), distinct, in part order; none for a one-part one."""
+    """For a question in several parts, the best quote for each part (by score, then id),
+    distinct, in part order; none for a one-part one. A part's leader answers it
+    (:func:`answers`) and is about it: of the quotes that answer it, those most relevant to it
+    of all the parts, unless there are none. The score weighs meaning and the search's ranks
+    beside the words a quote shares with the part; a quote that shares more of them may be
+    about another part."""
     leaders: list[EvidenceItem] = []
     parts = max((len(e["parts"]) for e in items), default=0)
     for part in range(parts if parts > 1 else 0):
-        answering = [e for e in items if len(e["parts"]) > part and e not in leaders]
-        best = min(
-            answering,
-            key=lambda e: (-e["parts"][part], -e["score"], e["evidence_id"]),
-            default=None,
-        )
-        if best is not None and answers(best, part, final=final):
+        answering = [
+            e
+            for e in items
+            if len(e["parts"]) > part and e not in leaders and answers(e, part, final=final)
+        ]
+        about = [e for e in answering if best_part(e) == part] or answering
+        best = min(about, key=lambda e: (-e["score"], e["evidence_id"]), default=None)
+        if best is not None:
             leaders.append(best)
     return leaders
 
