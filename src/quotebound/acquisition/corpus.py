@@ -154,7 +154,7 @@ class LocalCorpus:
         self._html_by_stem: dict[str, list[str]] | None = None
         self._generation: str | None = None
         """The state of the index (see :func:`~quotebound.acquisition.corpusindex.generation`)
-        that ``_words`` and ``_html_by_stem`` were read from."""
+        that ``_by_url``, ``_words`` and ``_html_by_stem`` were read from."""
         self._termwise = False
 
     def __repr__(self) -> str:
