@@ -14,7 +14,7 @@ import pytest
 
 from quotebound.acquisition.corpus import LocalCorpus
 from quotebound.acquisition.corpusindex import open_index
-from quotebound.acquisition.ftsquery import code_names, fts_query, qualified_names
+from quotebound.acquisition.ftsquery import called_names, code_names, fts_query, qualified_names
 from quotebound.acquisition.passagevectors import fill_vectors
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.storage.filelock import file_lock
@@ -287,6 +287,21 @@ def test_code_names_are_identifiers_capitals_and_options() -> None:
     assert code_names("Is it e.g. faster... or slower?") == {}
 
 
+def test_called_names_are_the_words_a_question_calls_a_keyword_option_or_setting() -> None:
+    assert called_names("How do I use the fallthrough keyword inside a match?") == {
+        "fallthrough": '"fallthrough"'
+    }
+    # The word right before what it is called, past an option; one code_names holds is left to
+    # it; a symbol has no words to look for; a compound's words are looked for in any order.
+    assert called_names("What does the -X nogil option do?") == {"nogil": '"nogil"'}
+    assert called_names("Does the MEDIUMBLOB option apply?") == {}
+    assert called_names("Does the jsonb_path_ops class support the ? operator?") == {}
+    assert called_names("Should I use the multi-minmax operator class?") == {
+        "multi-minmax": '"multi" "minmax"'
+    }
+    assert called_names("What does a keyword argument do?") == {}
+
+
 def test_qualified_names_are_dotted_identifiers_with_their_last_qualifier() -> None:
     assert qualified_names("Is pathlib.Path.walk() like os.walk, or my_list.sort in 3.11?") == {
         "pathlib.Path.walk": ("Path", "walk"),
@@ -317,6 +332,11 @@ async def test_unspelled_names_the_code_no_document_spells(root: Path, tmp_path:
         ".harbour",
         ".tremor_map",
     ]
+    # A word the question calls a keyword or an option names a feature: the documents that have
+    # it spell it. "the runny option" is spelled (basalt lava is runny), "the lahar option" not;
+    # a compound's words may come in another order ("lava-basalt": "Basalt lava").
+    assert corpus.unspelled("What does the lahar keyword do, and the runny option?") == ["lahar"]
+    assert corpus.unspelled("Is the lava-basalt setting on?") == []
 
 
 async def test_results_are_deterministic(root: Path, tmp_path: Path) -> None:

@@ -50,7 +50,13 @@ from quotebound.acquisition.duplicates import (
     same_content,
     same_content_pairs,
 )
-from quotebound.acquisition.ftsquery import code_names, fts_query, phrase, qualified_names
+from quotebound.acquisition.ftsquery import (
+    called_names,
+    code_names,
+    fts_query,
+    phrase,
+    qualified_names,
+)
 from quotebound.acquisition.passagevectors import closest_passages, fill_vectors, load_vectors
 from quotebound.acquisition.providers import (
     SearchCandidate,
@@ -244,10 +250,11 @@ class LocalCorpus:
     def unspelled(self, text: str) -> list[str]:
         """The code ``text`` names that no passage of the corpus spells, as ``text`` writes it
         (the index refreshed first if this corpus has not been searched yet): a name of
-        :func:`~quotebound.acquisition.ftsquery.code_names` no passage spells (:func:`_spells`:
+        :func:`~quotebound.acquisition.ftsquery.code_names` or
+        :func:`~quotebound.acquisition.ftsquery.called_names` no passage spells (:func:`_spells`:
         a dot-command with its dot), and a qualified name whose own name the corpus spells,
         but never under its qualifier (:func:`_never_under`)."""
-        names = code_names(text)
+        names = {**code_names(text), **called_names(text)}
         if not names:
             return []
         if not self._refreshed:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["code_names", "fts_query", "option_keys", "phrase", "qualified_names"]
+__all__ = ["called_names", "code_names", "fts_query", "option_keys", "phrase", "qualified_names"]
 
 _WORD = re.compile(r"\w+")
 _OPTION = re.compile(r"(?<![\w-])(--?)([A-Za-z][\w-]*)")
@@ -26,6 +26,14 @@ _DOT_NAME = re.compile(r"(?<![\w.])\.([A-Za-z][\w-]*)")
 """A name written after a dot at a word's start: a shell's dot-command (``.mode``), a file
 extension (``.pyc``)."""
 _LETTERS = re.compile(r"[A-Za-z]{2}")
+_CALLED = re.compile(
+    r"\bthe\s+(?:\S+\s+)?([A-Za-z][\w-]*)\s+"
+    r"(?:keyword|operator|statement|option|flag|pragma|directive|setting|parameter|clause"
+    r"|modifier|decorator)s?\b",
+    re.IGNORECASE,
+)
+"""The word before what a text calls a keyword, operator, option or setting: "the fallthrough
+keyword", "the -X nogil option"."""
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _STOPWORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i",
@@ -64,6 +72,21 @@ def code_names(text: str) -> dict[str, str]:
     for dashes, name in _OPTION.findall(text):
         names[dashes + name] = f'keys : "{_option_key(dashes, name)}"'
     return names
+
+
+def called_names(text: str) -> dict[str, str]:
+    """The words ``text`` calls a keyword, operator, option or setting (``fallthrough`` of "the
+    fallthrough keyword", ``nogil`` of "the -X nogil option"), less those that
+    :func:`code_names` holds: names of features, which documents that have the feature spell.
+    Each comes with the FTS5 query of a passage that holds all its words, in any order
+    ("multi-minmax" is the documents' "minmax-multi"). Most such words are English ("the same
+    option"), which any corpus spells."""
+    code = code_names(text)
+    return {
+        name: " ".join(f'"{word}"' for word in _WORD.findall(name.lower()))
+        for name in _CALLED.findall(text)
+        if _LETTERS.search(name) and not any(name in n or n in name for n in code)
+    }
 
 
 def qualified_names(text: str) -> dict[str, tuple[str, str]]:
