@@ -201,13 +201,19 @@ def _quoted(
     ]
 
 
-async def _run_set(corpus: Corpus, limit: int | None, dump: TextIO | None = None) -> SetResult:
+def opened(corpus: Corpus) -> tuple[dict[str, Any], LocalCorpus]:
+    """The set's questions and its corpus, indexed (with a line saying how long that took)."""
     assert corpus.root is not None
     golden = json.loads((BENCH / corpus.golden).read_text())
     local = LocalCorpus(corpus.root, base_url=corpus.base_url)
     t = time.perf_counter()
     local.refresh()
     print(f"\n== {corpus.name}: {corpus.root} indexed in {time.perf_counter() - t:.1f} s")
+    return golden, local
+
+
+async def _run_set(corpus: Corpus, limit: int | None, dump: TextIO | None = None) -> SetResult:
+    golden, local = opened(corpus)
     context = make_context(
         "chat",
         provider="corpus",
