@@ -130,6 +130,12 @@ def test_answer_shapes() -> None:
         # Nor a number the question gives, nor a year.
         ("How many votes did she win in 2023?", "In 2023 she won the votes of many.", False),
         ("How many masks did the 3 thieves steal?", "The 3 thieves stole masks.", False),
+        # Nor a share of what is counted, nor a time of day beside it.
+        ("How many votes did she get?", "She won 58% of the vote.", False),
+        ("How many votes did she get?", "She won 58 percent of the votes.", False),
+        ("How many votes did she get?", "Voting will commence at 9 a.m. sharp.", False),
+        ("How many votes did she get?", "Voting opens at 9:30 and closes at 5pm.", False),
+        ("How many votes did she get?", "She got 5,812 votes, 58% of those cast.", True),
     ],
 )
 def test_which_questions_demand_a_figure(question: str, text: str, can_answer: bool) -> None:

@@ -187,6 +187,14 @@ _NOT_COUNTED = frozenset({
 _WORD = re.compile(r"[$€£¥]?\w+(?:[.,]\d+)*")
 _COUNT = re.compile(rf"[$€£¥]?\d[\d.,]*|{_CARDINALS}", re.I)
 _YEAR = re.compile(r"(?:1[89]|20)\d\d")
+_NOT_A_COUNT = re.compile(
+    r"\s?(?:%|per\s?cent\b)|:\d\d\b|\s?(?:[ap]\.m\.|[ap]m\b|o['’]clock\b)", re.I
+)
+"""What makes the number before it a share or a time of day, not a count: "58% of the vote",
+"at 9 a.m.", "9:30". "How many votes" is not answered by a share of them nor by when voting
+starts."""
+_MINUTES = re.compile(r"\d:")
+"""What stands before the minutes of a time of day ("9:30")."""
 _COUNT_GAP = 3
 """Words that may stand between a count and what it counts: "350 new apartments", "16 million
 metric tons", "tables: at most 64"."""
@@ -221,17 +229,21 @@ def _same_word(stem: str, counted: str) -> bool:
 
 
 def _counts(counted: frozenset[str], given: set[str], text: str) -> bool:
-    """Whether ``text`` counts what is ``counted`` (stems): a number, not a year nor one the
-    question gives, a few words from a counted word ("350 new apartments", "64 tables") or
-    after "the number of" one; an amount ("$10") when money is counted; "once" or "twice"
-    when times are."""
-    words = _WORD.findall(text)
+    """Whether ``text`` counts what is ``counted`` (stems): a number, not a year, a share, a
+    time of day nor one the question gives, a few words from a counted word ("350 new
+    apartments", "64 tables") or after "the number of" one; an amount ("$10") when money is
+    counted; "once" or "twice" when times are."""
+    found = list(_WORD.finditer(text))
+    words = [m.group() for m in found]
     stems = [next(iter(content_terms(w)), "") for w in words]
     named = {i for i, stem in enumerate(stems) if any(_same_word(stem, c) for c in counted)}
     numbered = any(" ".join(words[max(0, i - 2) : i]).lower() in _NUMBER_OF for i in named)
     for i, word in enumerate(words):
         if not _COUNT.fullmatch(word) or word in given or _YEAR.fullmatch(word):
             continue
+        start, end = found[i].span()
+        if _NOT_A_COUNT.match(text, end) or _MINUTES.fullmatch(text, max(0, start - 2), start):
+            continue  # a share or a time of day
         if counted & _MONEY and _MONEY_SIGN.match(word):
             return True
         if numbered or any(abs(i - j) <= _COUNT_GAP + 1 for j in named):
