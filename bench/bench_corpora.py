@@ -142,6 +142,14 @@ HELD_OUT = ("pydocs_c", "pydocs_d", "news_c", "pydocs_e", "pg_b", "sqlite_b")
 """The later sets, of which only totals are looked at; the summary adds them up apart."""
 DEVELOPMENT = ("pg_dev", "sqlite_dev", "pydocs_dev", "news_dev")
 """Sets written after the held-out ones to read misses on; the summary adds them up apart."""
+GROUPS = ("first six sets", "held-out sets", "development sets")
+
+
+def group_of(name: str) -> str:
+    """The group a set is summed in: the first six, the held-out or the development sets."""
+    return GROUPS[1] if name in HELD_OUT else GROUPS[2] if name in DEVELOPMENT else GROUPS[0]
+
+
 CATEGORIES = ("questions", "two_part", "unanswerable")
 LOSSES = ("not found", "not read", "no quote", "not chosen", "refused")
 """The stage that lost a missed expected part, in the order a run goes through them."""

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from unittest import mock
 
-from bench_corpora import CORPORA, DEVELOPMENT, HELD_OUT, Corpus, _page, opened
+from bench_corpora import CORPORA, GROUPS, HELD_OUT, Corpus, _page, group_of, opened
 from quotebound.acquisition.corpus import LocalCorpus
 from quotebound.evidence.encoder import ENV_VAR
 
@@ -37,31 +37,12 @@ READ_FIRST = 3
 WAYS = ("meaning", "terms")
 """The search as a run makes it (terms fused with meaning), and its peer: terms alone."""
 KINDS = ("questions", "two_part")
-GROUPS = ("first six sets", "held-out sets", "development sets")
-
-
-def _group(name: str) -> str:
-    return GROUPS[1] if name in HELD_OUT else GROUPS[2] if name in DEVELOPMENT else GROUPS[0]
 
 
 async def _ranks(local: LocalCorpus, question: str, urls: Sequence[str]) -> list[int | None]:
     """Each URL's place (0 first) among the search's results for ``question``, or None."""
     found = [c.url for c in (await local.search(question, max_results=RESULTS)).candidates]
     return [found.index(url) if url in found else None for url in urls]
-
-
-@contextlib.contextmanager
-def _way(meaning: bool) -> Iterator[None]:
-    """Search with the sentence encoder on or off for as long as the caller holds it."""
-    before = os.environ.get(ENV_VAR)
-    os.environ[ENV_VAR] = "on" if meaning else "off"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[ENV_VAR]
-        else:
-            os.environ[ENV_VAR] = before
 
 
 async def _run_set(corpus: Corpus) -> Counter[tuple[str, str, str]]:
@@ -72,7 +53,7 @@ async def _run_set(corpus: Corpus) -> Counter[tuple[str, str, str]]:
         for item in golden.get(kind, []):
             urls = [local.url_for(_page(e)) for e in item.get("expect", [])]
             for way in WAYS:
-                with _way(way == "meaning"):
+                with mock.patch.dict(os.environ, {ENV_VAR: "on" if way == "meaning" else "off"}):
                     ranks = await _ranks(local, item["question"], urls)
                 counts[(way, kind, "parts")] += len(ranks)
                 counts[(way, kind, "first")] += sum(r == 0 for r in ranks)
@@ -102,7 +83,7 @@ def main() -> int:
             print(f"\n== {name}: corpus not found ({corpus.root}); skipped")
             continue
         sets[name] = asyncio.run(_run_set(corpus))
-    groups = {g: sum((c for n, c in sets.items() if _group(n) == g), Counter()) for g in GROUPS}
+    groups = {g: sum((c for n, c in sets.items() if group_of(n) == g), Counter()) for g in GROUPS}
     print(f"\n== expected pages first, among the first {READ_FIRST}, among the {RESULTS} / parts")
     heads = [f"{kind} {way}" for kind in ("single", "2-part") for way in WAYS]
     print(f"  {'':<18} {'   '.join(f'{h:<15}' for h in heads)}")

@@ -30,17 +30,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench_corpora import CATEGORIES, DEVELOPMENT, HELD_OUT
+from bench_corpora import CATEGORIES, GROUPS, group_of
 from quotebound.context import PROFILES
 from quotebound.graph.assessment import final_round
 from quotebound.report.answering import composable_evidence
 from quotebound.report.extractive import compose_extractive
-
-GROUPS = ("first six sets", "held-out sets", "development sets")
-
-
-def _group(name: str) -> str:
-    return GROUPS[1] if name in HELD_OUT else GROUPS[2] if name in DEVELOPMENT else GROUPS[0]
 
 
 def _records(path: Path) -> Iterator[dict[str, Any]]:
@@ -86,7 +80,7 @@ def main() -> int:
         findings = _composed(run)
         before = _hit(run, run["findings"])
         after = _hit(run, findings)
-        group = _group(run["set"])
+        group = group_of(run["set"])
         runs += 1
         same += findings == run["findings"]
         for key, hit in (("before", before), ("after", after), ("n", True)):

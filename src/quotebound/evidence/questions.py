@@ -184,17 +184,13 @@ _NOT_COUNTED = frozenset({
     "might", "the", "a", "an", "there", "per",
 })  # fmt: skip
 """Words that end what "how many" counts: "how many new apartments | does ..."."""
-_WORD = re.compile(r"[$€£¥]?\w+(?:[.,]\d+)*")
+_WORD = re.compile(r"[$€£¥]?\w+(?:[.,:]\d+)*")
+"""A word, or a figure with its separators: "5,812", "3.5", a time of day "9:30" (no count)."""
 _COUNT = re.compile(rf"[$€£¥]?\d[\d.,]*|{_CARDINALS}", re.I)
 _YEAR = re.compile(r"(?:1[89]|20)\d\d")
-_NOT_A_COUNT = re.compile(
-    r"\s?(?:%|per\s?cent\b)|:\d\d\b|\s?(?:[ap]\.m\.|[ap]m\b|o['’]clock\b)", re.I
-)
+_NOT_A_COUNT = re.compile(r"\s?(?:%|per\s?cent\b|[ap]\.m\.|[ap]m\b|o['’]clock\b)", re.I)
 """What makes the number before it a share or a time of day, not a count: "58% of the vote",
-"at 9 a.m.", "9:30". "How many votes" is not answered by a share of them nor by when voting
-starts."""
-_MINUTES = re.compile(r"\d:")
-"""What stands before the minutes of a time of day ("9:30")."""
+"at 9 a.m.". "How many votes" is not answered by a share of them nor by when voting starts."""
 _COUNT_GAP = 3
 """Words that may stand between a count and what it counts: "350 new apartments", "16 million
 metric tons", "tables: at most 64"."""
@@ -234,15 +230,14 @@ def _counts(counted: frozenset[str], given: set[str], text: str) -> bool:
     apartments", "64 tables") or after "the number of" one; an amount ("$10") when money is
     counted; "once" or "twice" when times are."""
     found = list(_WORD.finditer(text))
-    words = [m.group() for m in found]
+    words = [m.group() for m in found]  # "9:30" is one word, which _COUNT does not take
     stems = [next(iter(content_terms(w)), "") for w in words]
     named = {i for i, stem in enumerate(stems) if any(_same_word(stem, c) for c in counted)}
     numbered = any(" ".join(words[max(0, i - 2) : i]).lower() in _NUMBER_OF for i in named)
     for i, word in enumerate(words):
         if not _COUNT.fullmatch(word) or word in given or _YEAR.fullmatch(word):
             continue
-        start, end = found[i].span()
-        if _NOT_A_COUNT.match(text, end) or _MINUTES.fullmatch(text, max(0, start - 2), start):
+        if _NOT_A_COUNT.match(text, found[i].end()):
             continue  # a share or a time of day
         if counted & _MONEY and _MONEY_SIGN.match(word):
             return True
