@@ -7,6 +7,7 @@ import pytest
 from quotebound.evidence import encoder
 from quotebound.evidence.candidates import extract_candidates
 from quotebound.evidence.ranking import by_meaning, by_page_rank, join_neighbours, rank_pages
+from quotebound.evidence.relevance import sub_questions
 from quotebound.report.answering import answers
 from quotebound.text.page import Page
 from quotebound.text.parsing import parse_page
@@ -207,3 +208,35 @@ def test_meaning_is_compared_for_the_best_quotes_of_each_page_read() -> None:
         ranked = by_meaning(QUESTION, rank_pages(QUESTION, read[:count]))
         assert sum(r.meaning is not None for rs in ranked for r in rs) == compared
         assert all(r.meaning is not None for rs in ranked for r in rs[:7])
+
+
+MUSEUM = parse_page(
+    "<html><head><title>City museum</title></head><body><main><h1>City museum</h1>"
+    "<p>The old station hall was finished in 1902 after six years of building work and a long "
+    "quarrel over its cost. Its glass roof was rebuilt after the fire of 1931. Tram line 4 from "
+    "the central square stops at the museum door.</p></main></body></html>",
+    content_type="text/html",
+)
+
+
+def test_a_one_part_question_reads_a_quote_sentence_by_sentence() -> None:
+    """Only the last sentence answers; read whole, the quote's vector is as much about the
+    building's history. A one-part question takes the closest sentence's reading, a
+    question in parts the closer of the whole quote's two readings."""
+    candidates = extract_candidates(MUSEUM, source_id="s")
+    (quote,) = [c.quote for c in candidates]
+    sentences = [s + "." for s in quote.rstrip(".").split(". ")]
+
+    def meaning(question: str) -> float | None:
+        by_terms = rank_pages(question, [(MUSEUM, "City museum", candidates)])
+        return by_meaning(question, by_terms)[0][0].meaning
+
+    question = "Which tram takes me to the museum?"
+    whole = encoder.similarities([question], [quote, "City museum: " + quote])
+    each = encoder.similarities([question], sentences)
+    assert max(each) > max(whole)
+    assert meaning(question) == max(each)
+    question = "When did the museum open, and which tram goes there?"
+    parts = sub_questions(question)
+    assert len(parts) == 2
+    assert meaning(question) == max(encoder.similarities(parts, [quote, "City museum: " + quote]))

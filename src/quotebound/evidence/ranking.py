@@ -8,11 +8,12 @@ headings alone match the question, whether it is prose (has a sentence's end), a
 lies in a passage the search ranked high across the whole corpus (reciprocal rank fusion of
 the corpus's passage ranking with this one). The best quotes so far then gain a share for how
 close their meaning is to the question's (:mod:`~quotebound.evidence.encoder`), read alone or
-under their heading, whichever is closer; the encoder sees a paraphrase that shares no term
-with the question. Without the encoder, ranking is by terms alone. Then every quote gains a
-share for its page's rank among the search's results (the same fusion). Last, two quotes side
-by side on a page that are both worth reading join into one (:func:`join_neighbours`): a
-window that sets out what the next one answers is quoted with it.
+under their heading (or, for a question of one part, sentence by sentence), whichever is
+closest; the encoder sees a paraphrase that shares no term with the question. Without the
+encoder, ranking is by terms alone. Then every quote gains a share for its page's rank
+among the search's results (the same fusion). Last, two quotes side by side on a page that
+are both worth reading join into one (:func:`join_neighbours`): a window that sets out what
+the next one answers is quoted with it.
 Relevance, with the search's rank of the quote's passage, decides whether a quote may be
 composed (:func:`quotebound.report.answering.answers`); the score orders them.
 """
@@ -36,6 +37,7 @@ from quotebound.evidence.relevance import (
     passage_relevance,
     question_terms,
     relevance,
+    sentence_spans,
     spells_identifiers,
     sub_questions,
     text_terms,
@@ -218,7 +220,12 @@ def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
 
     A quote is read alone and under the heading it sits in ("FTS5 NEAR Queries: If no N
     parameter is supplied, it defaults to 10."), and the closer reading counts: a short
-    answer often says what it is about only in its heading."""
+    answer often says what it is about only in its heading. For a question of one part, each
+    sentence of a quote of several is read alone too, and the closest reading counts: a
+    sentence that answers is read as one text with the sentences beside it, which say other
+    things and take the quote's meaning away from the question's. A question in parts is left
+    to whole quotes: read sentence by sentence, a quote with one sentence on one part came
+    before another part's answer more often than it helped."""
     questions = sub_questions(question)
     places = [(page, i) for page, rs in enumerate(ranked) for i in range(len(rs))]
     # Stable: ties go to the earlier page, then the earlier place in its ranking.
@@ -236,15 +243,27 @@ def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
     close = encoder.similarities(questions, [*quotes, *headed])
     if close is None:
         return ranked
+    closest = [max(close[n], close[len(top) + n]) for n in range(len(top))]
+    if len(questions) == 1:
+        sentences = [(n, sentence) for n in range(len(top)) for sentence in _sentences(quotes[n])]
+        each = encoder.similarities(questions, [sentence for _, sentence in sentences])
+        for (n, _), similarity in zip(sentences, each or [], strict=each is not None):
+            closest[n] = max(closest[n], similarity)
     out = [list(rs) for rs in ranked]
     for n, (page, i) in enumerate(top):
-        similarity = max(close[n], close[len(top) + n])
+        similarity = closest[n]
         r = out[page][i]
         out[page][i] = dataclasses.replace(
             r, score=round(r.score + _MEANING_WEIGHT * similarity, 6), meaning=similarity
         )
     # Stable: document order (the order before) on ties.
     return [sorted(rs, key=lambda r: -r.score) for rs in out]
+
+
+def _sentences(quote: str) -> list[str]:
+    """The sentences of a quote of several; none of a quote of one."""
+    spans = sentence_spans(quote)
+    return [quote[start:end] for start, end in spans] if len(spans) > 1 else []
 
 
 def by_page_rank(ranked: list[list[Ranked]], searched: Sequence[int | None]) -> list[list[Ranked]]:
