@@ -219,10 +219,17 @@ MUSEUM = parse_page(
 )
 
 
+def _close(queries: list[str], texts: list[str]) -> list[float]:
+    similarities = encoder.similarities(queries, texts)
+    assert similarities is not None  # the encoder is installed
+    return similarities
+
+
 def test_a_one_part_question_reads_a_quote_sentence_by_sentence() -> None:
     """Only the last sentence answers; read whole, the quote's vector is as much about the
     building's history. A one-part question takes the closest sentence's reading, a
-    question in parts the closer of the whole quote's two readings."""
+    question in parts the closer of the whole quote's two readings, and so does a one-part
+    question the quote is far from."""
     candidates = extract_candidates(MUSEUM, source_id="s")
     (quote,) = [c.quote for c in candidates]
     sentences = [s + "." for s in quote.rstrip(".").split(". ")]
@@ -232,11 +239,17 @@ def test_a_one_part_question_reads_a_quote_sentence_by_sentence() -> None:
         return by_meaning(question, by_terms)[0][0].meaning
 
     question = "Which tram takes me to the museum?"
-    whole = encoder.similarities([question], [quote, "City museum: " + quote])
-    each = encoder.similarities([question], sentences)
+    whole = _close([question], [quote, "City museum: " + quote])
+    each = _close([question], sentences)
     assert max(each) > max(whole)
     assert meaning(question) == max(each)
     question = "When did the museum open, and which tram goes there?"
     parts = sub_questions(question)
     assert len(parts) == 2
-    assert meaning(question) == max(encoder.similarities(parts, [quote, "City museum: " + quote]))
+    assert meaning(question) == max(_close(parts, [quote, "City museum: " + quote]))
+    # A quote read far from the question (below 0.3) is not read sentence by sentence.
+    question = "How do I bake sourdough bread at home?"
+    whole = _close([question], [quote, "City museum: " + quote])
+    each = _close([question], sentences)
+    assert max(whole) < 0.3 and max(each) > max(whole)
+    assert meaning(question) == max(whole)

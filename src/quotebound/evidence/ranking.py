@@ -76,7 +76,8 @@ words what the question asks, which only its meaning shows."""
 _SENTENCES_FROM = 0.3
 """A quote whose whole reading is less close in meaning than this is not read sentence by
 sentence: a sentence close to the question draws the quote's reading toward it, and of 2,236
-quotes of the development sets read below 0.3, 7 held a sentence at 0.5."""
+compared quotes of the development, PostgreSQL and news golden sets read below 0.3, 7 held a
+sentence at 0.5."""
 
 
 @dataclass(frozen=True)
