@@ -255,8 +255,9 @@ def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
         near = [n for n, c in enumerate(closest) if c >= _SENTENCES_FROM]
         sentences = [(n, sentence) for n in near for sentence in _sentences(quotes[n])]
         each = encoder.similarities(questions, [sentence for _, sentence in sentences])
-        for (n, _), similarity in zip(sentences, each or [], strict=each is not None):
-            closest[n] = max(closest[n], similarity)
+        if each is not None:  # the encoder that read the quotes reads their sentences
+            for (n, _), similarity in zip(sentences, each, strict=True):
+                closest[n] = max(closest[n], similarity)
     out = [list(rs) for rs in ranked]
     for n, (page, i) in enumerate(top):
         similarity = closest[n]
