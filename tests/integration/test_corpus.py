@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from quotebound.acquisition import passagevectors
 from quotebound.acquisition.corpus import LocalCorpus
 from quotebound.acquisition.corpusindex import open_index
 from quotebound.acquisition.ftsquery import called_names, code_names, fts_query, qualified_names
 from quotebound.acquisition.passagevectors import fill_vectors
 from quotebound.errors import ConfigError, FetchError, Reason
+from quotebound.evidence import encoder
 from quotebound.storage.filelock import file_lock
 from quotebound.tiers import TrustTier
 
@@ -535,6 +537,40 @@ def test_one_process_at_a_time_makes_an_indexs_vectors(
     worker.join(timeout=60)
     # Once it is done, the waiting refresh finds every vector made and encodes nothing.
     assert not worker.is_alive() and made == [] and _vector_count(corpus) == (3, 3)
+
+
+def test_an_index_up_to_date_makes_no_vectors_and_loads_no_encoder(
+    meaning_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    LocalCorpus(meaning_root, index_path=tmp_path / "index.sqlite").refresh()
+    loaded: list[bool] = []
+    monkeypatch.setattr(encoder, "sentence_encoder", lambda: loaded.append(True))
+    again = LocalCorpus(meaning_root, index_path=tmp_path / "index.sqlite")
+    assert again.refresh().unchanged == 3
+    assert loaded == [] and _vector_count(again) == (3, 3)
+
+
+def test_vectors_are_made_a_chunk_at_a_time_for_the_passages_without_one(
+    meaning_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = tmp_path / "index.sqlite"
+    corpus = LocalCorpus(meaning_root, index_path=index)
+    corpus.refresh(vectors=False)
+    monkeypatch.setattr(passagevectors, "_CHUNK", 2)
+    made: list[tuple[int, int]] = []
+    with closing(open_index(index, corpus.root)) as db:
+        assert fill_vectors(db, lambda count, total: made.append((count, total))) == 3
+        assert made[-1] == (3, 3) and (2, 3) in made
+        # The first and last passages lose their vectors: the one between keeps its own.
+        rowids = [r for (r,) in db.execute("SELECT passage FROM vectors ORDER BY passage")]
+        kept = db.execute("SELECT vector FROM vectors WHERE passage = ?", rowids[1:2]).fetchone()
+        db.executemany("DELETE FROM vectors WHERE passage = ?", [rowids[:1], rowids[2:]])
+        assert fill_vectors(db) == 2
+        assert (
+            db.execute("SELECT vector FROM vectors WHERE passage = ?", rowids[1:2]).fetchone()
+            == kept
+        )
+    assert _vector_count(corpus) == (3, 3)
 
 
 async def test_without_the_encoder_no_vectors_are_made(

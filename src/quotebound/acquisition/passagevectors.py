@@ -50,6 +50,11 @@ _PASSAGES_SEARCHED = 400
 _CLOSE_ENOUGH = 0.3
 """The least closeness (cosine) of a passage a search ranks pages by: this encoder puts texts
 on unrelated topics below it."""
+_MISSING_BETWEEN = (
+    "SELECT rowid, title, heading, body FROM passages "
+    "WHERE rowid BETWEEN ? AND ? AND rowid NOT IN (SELECT passage FROM vectors) ORDER BY rowid"
+)
+"""The passages of a chunk, by the first and last rowid of those that had no vector."""
 
 
 @dataclass(frozen=True)
@@ -74,17 +79,26 @@ def drop_vectors(db: sqlite3.Connection, passages: Iterable[tuple[int]]) -> None
 def fill_vectors(db: sqlite3.Connection, done: Callable[[int, int], None] | None = None) -> int:
     """Make the vector of every passage that has none, committing a chunk at a time (``db`` in
     autocommit mode); ``done`` hears how many of how many are made. Returns how many were made:
-    0 when the encoder is off or not installed."""
-    model = encoder.sentence_encoder()
+    0 when the encoder is off or not installed. The encoder is loaded only when some passage
+    needs it, and a chunk's texts are read when its turn comes: an index that is up to date
+    costs neither the model's memory nor its loading time, and a new one never holds the
+    whole corpus's text at once."""
+    if not encoder.enabled() or encoder.model_dir() is None:
+        return 0
+    missing = [
+        rowid
+        for (rowid,) in db.execute(
+            "SELECT rowid FROM passages WHERE rowid NOT IN (SELECT passage FROM vectors) "
+            "ORDER BY rowid"
+        )
+    ]
+    model = encoder.sentence_encoder() if missing else None
     if model is None:
         return 0
-    missing = db.execute(
-        "SELECT rowid, title, heading, body FROM passages "
-        "WHERE rowid NOT IN (SELECT passage FROM vectors) ORDER BY rowid"
-    ).fetchall()
     made = 0
     for at in range(0, len(missing), _CHUNK):
-        chunk = missing[at : at + _CHUNK]
+        first, last = missing[at], missing[min(at + _CHUNK, len(missing)) - 1]
+        chunk = db.execute(_MISSING_BETWEEN, (first, last)).fetchall()
 
         def progress(count: int, before: int = made) -> None:
             if done is not None:
