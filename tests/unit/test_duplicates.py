@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from quotebound.acquisition.duplicates import (
+    SAME_CONTENT_JACCARD,
     content_words,
     content_words_of,
     same_content,
@@ -47,3 +48,15 @@ def test_same_content_pairs_is_every_pair_compared_each_with_each(
     sets = {i: frozenset(s) for i, s in enumerate(sets_list)}
     expected = [(i, j) for i in sets for j in sets if i < j and same_content(sets[i], sets[j])]
     assert same_content_pairs(sets) == expected
+
+
+@given(
+    st.sets(st.sampled_from("abcdefghijklmnopqrst")),
+    st.sets(st.sampled_from("abcdefghijklmnopqrst")),
+)
+def test_same_content_is_word_overlap_over_union(a: set[str], b: set[str]) -> None:
+    # Sets far apart in size are told apart without comparing their words: the answer is
+    # still the overlap over the union against the bar.
+    union = a | b
+    expected = not union or len(a & b) >= SAME_CONTENT_JACCARD * len(union)
+    assert same_content(frozenset(a), frozenset(b)) is expected

@@ -29,7 +29,7 @@ _WORD = re.compile(r"\w{3,}")
 def content_words(text: str) -> frozenset[str]:
     """The case-folded words of three or more characters that ``text`` uses, read one word
     at a time: a large page's list of lines or words would be far larger than its set."""
-    return frozenset(m.group().casefold() for m in _WORD.finditer(text))
+    return frozenset(map(str.casefold, map(re.Match.group, _WORD.finditer(text))))
 
 
 def content_words_of(texts: Iterable[str]) -> frozenset[str]:
@@ -45,7 +45,13 @@ def same_content(a: frozenset[str], b: frozenset[str]) -> bool:
     """Whether two pages' :func:`content_words` make them one content."""
     if not a and not b:
         return True
-    return len(a & b) >= SAME_CONTENT_JACCARD * len(a | b)
+    small, large = sorted((len(a), len(b)))
+    if small < SAME_CONTENT_JACCARD * large:
+        # The overlap is at most the smaller set and the union at least the larger: two sets
+        # this far apart in size never reach the bar, and their words need not be compared.
+        return False
+    shared = len(a & b)
+    return shared >= SAME_CONTENT_JACCARD * (len(a) + len(b) - shared)
 
 
 def same_content_pairs(sets: Mapping[int, frozenset[str]]) -> list[tuple[int, int]]:
@@ -55,10 +61,12 @@ def same_content_pairs(sets: Mapping[int, frozenset[str]]) -> list[tuple[int, in
     lack and still reach ``SAME_CONTENT_JACCARD`` with another (prefix filtering), so a few
     hundred passages are not compared each with each."""
     counts = Counter(w for words in sets.values() for w in words)
+    # Each word's place in that order, made once: a set's words are then sorted by one integer.
+    place = {w: n for n, w in enumerate(sorted(counts, key=lambda w: (counts[w], w)))}
     by_word: dict[str, list[int]] = {}
     pairs: set[tuple[int, int]] = set()
     for i, words in sets.items():
-        ordered = sorted(words, key=lambda w: (counts[w], w))
+        ordered = sorted(words, key=place.__getitem__)
         keep = len(ordered) - math.ceil(SAME_CONTENT_JACCARD * len(ordered)) + 1
         for w in ordered[:keep]:
             for j in by_word.setdefault(w, []):
