@@ -83,8 +83,6 @@ def fill_vectors(db: sqlite3.Connection, done: Callable[[int, int], None] | None
     needs it, and a chunk's texts are read when its turn comes: an index that is up to date
     costs neither the model's memory nor its loading time, and a new one never holds the
     whole corpus's text at once."""
-    if not encoder.enabled() or encoder.model_dir() is None:
-        return 0
     missing = [
         rowid
         for (rowid,) in db.execute(
