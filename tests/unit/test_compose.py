@@ -274,6 +274,45 @@ def test_a_line_of_code_that_ends_in_a_comment_is_a_claim_of_its_own() -> None:
     assert finding["quote"] == page.text
 
 
+def test_the_claim_is_the_sentence_that_answers_in_other_words() -> None:
+    question = (
+        "Can I organize schemas hierarchically, putting one schema inside another like nested "
+        "folders?"
+    )
+    answer = (
+        "Schemas are analogous to directories at the operating system level, except that "
+        "schemas cannot be nested."
+    )
+    text = (
+        "To organize database objects into logical groups to make them more manageable.\n\n"
+        "Third-party applications can be put into separate schemas so they do not collide "
+        f"with the names of other objects.\n\n{answer}"
+    )
+    page = Page(url="https://db.example/ddl-schemas", title="Schemas", text=text)
+    item = evidence_for(question, page, page.text)
+    item.update(relevance=0.9, parts=[0.9], score=0.9)
+    [finding] = compose_extractive(question, [item])["findings"]
+    # The second sentence shares as many of the question's words ("organize", "schemas"),
+    # but only the last says what was asked.
+    assert finding["claim"] == answer
+    assert finding["quote"] == text
+
+
+@pytest.mark.parametrize("meaning", ["on", "off"])
+def test_a_question_the_page_asks_is_no_claim(
+    monkeypatch: pytest.MonkeyPatch, meaning: str
+) -> None:
+    monkeypatch.setenv("QUOTEBOUND_MEANING", meaning)
+    answer = "Each one is dropped an hour after it was written."
+    text = f"How long do widget cache entries live before they expire? {answer}"
+    page = Page(url="https://lease.example/faq", title="Widget cache FAQ", text=text)
+    item = evidence_for(LEASE_QUESTION, page, page.text)
+    item.update(relevance=0.9, parts=[0.9], score=0.9)
+    [finding] = compose_extractive(LEASE_QUESTION, [item])["findings"]
+    # The page's question repeats every word of the user's, and answers nothing.
+    assert finding["claim"] == answer
+
+
 def test_a_claim_that_ends_without_a_stop_does_not_run_on_into_the_next_in_the_answer() -> None:
     question = "How do I make a shallow copy of a widget, and how do I delete a widget?"
     code = "w = widgets.copy(v)  # make a shallow copy of v"

@@ -9,6 +9,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from quotebound.evidence import encoder
 from quotebound.evidence.conflicts import numeric_conflicts
 from quotebound.evidence.questions import fits, question_type
 from quotebound.evidence.relevance import (
@@ -29,6 +30,11 @@ _SIMILARITY_PENALTY = 0.25
 _NEAR_DUPLICATE = 0.8
 _URL = re.compile(r"\w+://\S+")
 _FIT_WEIGHT = 0.3
+_MEANING_WEIGHT = 1.0
+"""A claim sentence's closeness in meaning to the question (cosine) counts as much as its
+share of the question's terms."""
+_ASKS = re.compile(r"\?[\"'”’)\]]*$")
+"""A sentence that asks: its question mark, then any closing quotes or brackets."""
 _MIN_CLAIM_WORDS = 4
 _MAX_CLAIM_WORDS = 60
 """The longest a claim grows when a sentence ending in a colon takes the next one with it."""
@@ -55,7 +61,10 @@ def compose_extractive(
     ``final``: the run can read no more (see :mod:`~quotebound.report.answering`)."""
     usable = composable_evidence(question, evidence, final=final)
     chosen = _diverse(usable, max_findings, final=final)
-    findings = [finding_for(_claim(question, item), item["quote"], item) for item in chosen]
+    findings = [
+        finding_for(claim, item["quote"], item)
+        for claim, item in zip(_claims(question, chosen), chosen, strict=True)
+    ]
     return Composition(
         answer=_extractive_answer(question, findings),
         findings=findings,
@@ -145,29 +154,56 @@ def _part_leaders(items: list[EvidenceItem], *, final: bool) -> list[EvidenceIte
     return leaders
 
 
-def _claim(question: str, item: EvidenceItem) -> str:
-    """The quote's sentence that best answers the question (the first on ties), cleaned of
-    markup and anchor marks so that it reads as a sentence.
+def _claims(question: str, items: Sequence[EvidenceItem]) -> list[str]:
+    """Each quote's claim (:func:`_claim`), the closeness in meaning of all their sentences to
+    the question read at once (none without the encoder). A sentence is read as it stands in
+    its quote: the ranking read the sentences of the quotes it compared in meaning the same
+    way, so most are already in the encoder's cache."""
+    spans = [_claim_spans(item["quote"]) for item in items]
+    texts = [item["quote"][a:b] for item, own in zip(items, spans, strict=True) for a, b in own]
+    close = encoder.similarities(sub_questions(question), texts) if texts else None
+    each = iter(close if close is not None else [0.0] * len(texts))
+    return [
+        _claim(question, item, own, [next(each) for _ in own])
+        for item, own in zip(items, spans, strict=True)
+    ]
 
-    Relevant sentences without a URL come first: a claim never cites a page the thread did
-    not fetch, so review would reject one that carries a link. Then sentences of the shape the
-    question expects (a number for "how many" ...), then full sentences over fragments. A
-    sentence that ends with a colon takes the next one with it (:func:`_with_what_it_introduces`);
-    a line of code that ends in a comment is a sentence of its own (:func:`_code_lines`).
+
+def _claim_spans(quote: str) -> list[tuple[int, int]]:
+    """The sentences of ``quote`` a claim may be, a line of code that ends in a comment apart
+    (:func:`_code_lines`)."""
+    sentences = sentence_spans(quote) or [(0, len(quote))]
+    return [line for span in sentences for line in _code_lines(quote, span)]
+
+
+def _claim(
+    question: str, item: EvidenceItem, spans: list[tuple[int, int]], meaning: list[float]
+) -> str:
+    """The quote's sentence (of ``spans``, each as close in meaning to the question as
+    ``meaning`` says) that best answers the question (the first on ties), cleaned of markup and
+    anchor marks so that it reads as a sentence.
+
+    Sentences without a URL come first: a claim never cites a page the thread did not fetch,
+    so review would reject one that carries a link. Then statements over questions (a FAQ's
+    "How long do entries live?" repeats what was asked and answers nothing), then full
+    sentences over fragments. Among those, a sentence's share of the question's terms, the
+    shape the question expects (a number for "how many" ...) and its closeness in meaning
+    count together: the sentence that answers often says in other words what was asked,
+    while the one that repeats the question's words may tell nothing new. A sentence that
+    ends with a colon takes the next one with it (:func:`_with_what_it_introduces`).
     """
     quote = item["quote"]
     kind = question_type(question)
-    sentences = sentence_spans(quote) or [(0, len(quote))]
-    spans = [line for span in sentences for line in _code_lines(quote, span)]
+    close = dict(zip(spans, meaning, strict=True))
 
-    def rank(span: tuple[int, int]) -> tuple[bool, bool, float, int]:
+    def rank(span: tuple[int, int]) -> tuple[bool, bool, bool, float, int]:
         sentence = _clean(quote[span[0] : span[1]])
         score = relevance(question, sentence, context=item["context"])
-        linkless = _URL.search(sentence) is None
         return (
-            linkless and score >= RELEVANCE_THRESHOLD,
+            _URL.search(sentence) is None,
+            _ASKS.search(sentence) is None,
             len(sentence.split()) >= _MIN_CLAIM_WORDS,
-            score + _FIT_WEIGHT * fits(kind, sentence),
+            score + _FIT_WEIGHT * fits(kind, sentence) + _MEANING_WEIGHT * close[span],
             -span[0],
         )
 
