@@ -24,7 +24,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from quotebound.evidence.relevance import CONTEXT_THRESHOLD, RELEVANCE_THRESHOLD, SUPPORT_THRESHOLD
 from quotebound.model.chat import parse_json_loosely
 from quotebound.model.prompts import QUOTES_BEGIN, QUOTES_END
-from quotebound.records import Composition, EvidenceItem
+from quotebound.records import Composition, EvidenceItem, Finding
 from quotebound.report.answering import (
     ADDRESSED_MEANING,
     CLOSE_MEANING,
@@ -230,15 +230,23 @@ LEASE = Page(
 LEASE_QUESTION = "How long do widget cache entries live before they expire?"
 
 
+def _sole_finding(question: str, url: str, title: str, text: str) -> Finding:
+    """The one finding composed from a page whose whole text is one relevant quote."""
+    page = Page(url=url, title=title, text=text)
+    item = evidence_for(question, page, page.text)
+    item.update(relevance=0.9, parts=[0.9], score=0.9)
+    [finding] = compose_extractive(question, [item])["findings"]
+    return finding
+
+
 def test_a_claim_that_ends_with_a_colon_takes_what_it_introduces() -> None:
     lead = "Widget cache entries expire in one way only:"
     follows = "they live until their lease of one hour runs out."
     long = " ".join(["the lease is renewed by every read of the entry"] * 6) + "."
     for after, claim in ((follows, f"{lead} {follows}"), (long, lead)):
-        page = Page(url="https://lease.example/expiry", title="Expiry", text=f"{lead}\n\n{after}")
-        item = evidence_for(LEASE_QUESTION, page, page.text)
-        item.update(relevance=0.9, parts=[0.9], score=0.9)
-        [finding] = compose_extractive(LEASE_QUESTION, [item])["findings"]
+        finding = _sole_finding(
+            LEASE_QUESTION, "https://lease.example/expiry", "Expiry", f"{lead}\n\n{after}"
+        )
         # What follows joins the claim unless the two run past a claim's length.
         assert finding["claim"] == claim
 
@@ -249,10 +257,9 @@ def test_a_heading_underline_is_no_part_of_a_claim() -> None:
     heading = "Widget cache entries live until their lease of one hour runs out"
     for mark in "=-^~":
         text = f"{heading}\n{mark * len(heading)}"
-        page = Page(url="https://lease.example/cache.md", title="Widget cache", text=text)
-        item = evidence_for(LEASE_QUESTION, page, page.text)
-        item.update(relevance=0.9, parts=[0.9], score=0.9)
-        [finding] = compose_extractive(LEASE_QUESTION, [item])["findings"]
+        finding = _sole_finding(
+            LEASE_QUESTION, "https://lease.example/cache.md", "Widget cache", text
+        )
         assert finding["claim"] == heading
         assert finding["quote"] == text
 
@@ -261,17 +268,11 @@ def test_a_line_of_code_that_ends_in_a_comment_is_a_claim_of_its_own() -> None:
     question = "How do I make a shallow copy of a widget?"
     shallow = "w = widgets.copy(v)  # make a shallow copy of v"
     deep = "w = widgets.deepcopy(v)  # make a deep copy of v"
-    page = Page(
-        url="https://widgets.example/copy",
-        title="Copying widgets",
-        text=f"Interface summary:\n\n{shallow}\n{deep}",
-    )
-    item = evidence_for(question, page, page.text)
-    item.update(relevance=0.9, parts=[0.9], score=0.9)
-    [finding] = compose_extractive(question, [item])["findings"]
+    text = f"Interface summary:\n\n{shallow}\n{deep}"
+    finding = _sole_finding(question, "https://widgets.example/copy", "Copying widgets", text)
     # The comment ends at the end of its line: the next line is another statement.
     assert finding["claim"] == "w = widgets.copy(v) # make a shallow copy of v"
-    assert finding["quote"] == page.text
+    assert finding["quote"] == text
 
 
 def test_the_claim_is_the_sentence_that_answers_in_other_words() -> None:
@@ -288,10 +289,7 @@ def test_the_claim_is_the_sentence_that_answers_in_other_words() -> None:
         "Third-party applications can be put into separate schemas so they do not collide "
         f"with the names of other objects.\n\n{answer}"
     )
-    page = Page(url="https://db.example/ddl-schemas", title="Schemas", text=text)
-    item = evidence_for(question, page, page.text)
-    item.update(relevance=0.9, parts=[0.9], score=0.9)
-    [finding] = compose_extractive(question, [item])["findings"]
+    finding = _sole_finding(question, "https://db.example/ddl-schemas", "Schemas", text)
     # The second sentence shares as many of the question's words ("organize", "schemas"),
     # but only the last says what was asked.
     assert finding["claim"] == answer
@@ -305,10 +303,7 @@ def test_a_question_the_page_asks_is_no_claim(
     monkeypatch.setenv("QUOTEBOUND_MEANING", meaning)
     answer = "Each one is dropped an hour after it was written."
     text = f"How long do widget cache entries live before they expire? {answer}"
-    page = Page(url="https://lease.example/faq", title="Widget cache FAQ", text=text)
-    item = evidence_for(LEASE_QUESTION, page, page.text)
-    item.update(relevance=0.9, parts=[0.9], score=0.9)
-    [finding] = compose_extractive(LEASE_QUESTION, [item])["findings"]
+    finding = _sole_finding(LEASE_QUESTION, "https://lease.example/faq", "Widget cache FAQ", text)
     # The page's question repeats every word of the user's, and answers nothing.
     assert finding["claim"] == answer
 
