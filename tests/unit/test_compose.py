@@ -251,6 +251,18 @@ def test_a_claim_that_ends_with_a_colon_takes_what_it_introduces() -> None:
         assert finding["claim"] == claim
 
 
+def test_a_claim_keeps_the_sentence_that_qualifies_it() -> None:
+    question = "Does purging widgets give the freed disk space back to the system?"
+    claim = "Purging widgets simply frees their space and makes it available for re-use."
+    but = "However, the freed space is not returned to the operating system."
+    after = "Purging runs beside normal reads and writes."
+    for following, expected in ((but, f"{claim} {but}"), (after, claim)):
+        text = f"{claim} {following}"
+        finding = _sole_finding(question, "https://widgets.example/purge", "Purging", text)
+        # Without the sentence that opens with "However", the claim says more than its page.
+        assert finding["claim"] == expected
+
+
 def test_a_heading_underline_is_no_part_of_a_claim() -> None:
     # Markdown and reST underline a heading with a run of one mark; the quote keeps it, as
     # the page does, and the claim reads without it.

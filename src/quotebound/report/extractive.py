@@ -37,7 +37,11 @@ _ASKS = re.compile(r"\?[\"'”’)\]]*$")
 """A sentence that asks: its question mark, then any closing quotes or brackets."""
 _MIN_CLAIM_WORDS = 4
 _MAX_CLAIM_WORDS = 60
-"""The longest a claim grows when a sentence ending in a colon takes the next one with it."""
+"""The longest a claim grows when a sentence takes the next ones it needs with it."""
+_QUALIFIES = re.compile(
+    r"[\"“(]?(?:However|But|Although|Though|Yet|Nevertheless|Nonetheless|Except|Unless|Instead)\b"
+)
+"""How a sentence that qualifies the one before it opens."""
 _COMMENTED_LINE = re.compile(r"[^\n]*[ \t]#[ \t][^\n]*\n")
 """A line that ends in a code comment (``x = copy.copy(y)  # make a shallow copy of y``): the
 comment runs to the line's end, so the next line is a statement of its own."""
@@ -190,7 +194,8 @@ def _claim(
     shape the question expects (a number for "how many" ...) and its closeness in meaning
     count together: the sentence that answers often says in other words what was asked,
     while the one that repeats the question's words may tell nothing new. A sentence that
-    ends with a colon takes the next one with it (:func:`_with_what_it_introduces`).
+    ends with a colon, or is followed by one that qualifies it, takes the next one with it
+    (:func:`_with_what_completes_it`).
     """
     quote = item["quote"]
     kind = question_type(question)
@@ -208,7 +213,7 @@ def _claim(
         )
 
     best = max(spans, key=rank)
-    start, end = _with_what_it_introduces(quote, spans, best)
+    start, end = _with_what_completes_it(quote, spans, best)
     return _clean(quote[start:end])
 
 
@@ -222,18 +227,27 @@ def _code_lines(quote: str, span: tuple[int, int]) -> list[tuple[int, int]]:
     return [*out, (start, end)]
 
 
-def _with_what_it_introduces(
+def _with_what_completes_it(
     quote: str, spans: list[tuple[int, int]], span: tuple[int, int]
 ) -> tuple[int, int]:
-    """``span``, or with the sentence after it when it ends with a colon: a sentence that
-    introduces what follows ("Python's deep copy operation avoids these problems by:") reads
-    as a claim only with it, unless the two together run past ``_MAX_CLAIM_WORDS``."""
+    """``span`` with the sentences after it that it needs, as long as together they do not run
+    past ``_MAX_CLAIM_WORDS``: the next one when it ends with a colon (a sentence that
+    introduces what follows, "Python's deep copy operation avoids these problems by:", reads
+    as a claim only with it), then the next one when that opens by qualifying it ("Plain
+    VACUUM simply reclaims space and makes it available for re-use." / "However, extra space
+    is not returned to the operating system"): without its qualification, a claim says more
+    than its page does."""
     start, end = span
-    following = spans.index(span) + 1
-    if not quote[start:end].endswith(":") or following == len(spans):
-        return span
-    joined = (start, spans[following][1])
-    return joined if len(quote[joined[0] : joined[1]].split()) <= _MAX_CLAIM_WORDS else span
+    after = spans.index(span) + 1
+
+    def fits_with(following: int) -> bool:
+        return len(quote[start : spans[following][1]].split()) <= _MAX_CLAIM_WORDS
+
+    if after < len(spans) and quote[start:end].endswith(":") and fits_with(after):
+        end, after = spans[after][1], after + 1
+    if after < len(spans) and _QUALIFIES.match(quote, spans[after][0]) and fits_with(after):
+        end = spans[after][1]
+    return start, end
 
 
 def _clean(text: str) -> str:
