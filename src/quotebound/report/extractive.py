@@ -168,7 +168,7 @@ def _claims(question: str, items: Sequence[EvidenceItem]) -> list[str]:
     close = encoder.similarities(sub_questions(question), texts) if texts else None
     each = iter(close if close is not None else [0.0] * len(texts))
     return [
-        _claim(question, item, own, [next(each) for _ in own])
+        _claim(question, item, {span: next(each) for span in own})
         for item, own in zip(items, spans, strict=True)
     ]
 
@@ -180,12 +180,10 @@ def _claim_spans(quote: str) -> list[tuple[int, int]]:
     return [line for span in sentences for line in _code_lines(quote, span)]
 
 
-def _claim(
-    question: str, item: EvidenceItem, spans: list[tuple[int, int]], meaning: list[float]
-) -> str:
-    """The quote's sentence (of ``spans``, each as close in meaning to the question as
-    ``meaning`` says) that best answers the question (the first on ties), cleaned of markup and
-    anchor marks so that it reads as a sentence.
+def _claim(question: str, item: EvidenceItem, close: dict[tuple[int, int], float]) -> str:
+    """The quote's sentence (of those ``close`` holds, in order, each with its closeness in
+    meaning to the question) that best answers the question (the first on ties), cleaned of
+    markup and anchor marks so that it reads as a sentence.
 
     Sentences without a URL come first: a claim never cites a page the thread did not fetch,
     so review would reject one that carries a link. Then statements over questions (a FAQ's
@@ -199,7 +197,7 @@ def _claim(
     """
     quote = item["quote"]
     kind = question_type(question)
-    close = dict(zip(spans, meaning, strict=True))
+    spans = list(close)
 
     def rank(span: tuple[int, int]) -> tuple[bool, bool, bool, float, int]:
         sentence = _clean(quote[span[0] : span[1]])
