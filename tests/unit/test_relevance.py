@@ -122,6 +122,24 @@ def test_content_terms_split_identifiers() -> None:
     assert content_terms("ThreadPoolExecutor") == ["thread", "pool", "executor"]
 
 
+def test_a_keyword_named_as_one_is_a_term() -> None:
+    # "else" and "for" are function words, except where a text names them as keywords.
+    assert content_terms("When does the else block of a for loop run?") == [
+        "els",
+        "block",
+        "for",
+        "loop",
+        "run",
+    ]
+    assert content_terms("Is it in a WHERE clause or with the is operator?") == [
+        "where",
+        "claus",
+        "is",
+        "oper",
+    ]
+    assert content_terms("Wait for a loop to end, in order.") == ["wait", "loop", "end", "order"]
+
+
 def test_sub_questions_split_on_conjunctions_and_question_words() -> None:
     assert sub_questions("How do I copy a directory tree and what does shutil.rmtree do?") == [
         "How do I copy a directory tree",

@@ -1,8 +1,9 @@
 """Deterministic lexical relevance of a passage to a question.
 
 No LLM and no embeddings. A question is split into sub-questions, each reduced to content terms
-(English stopwords dropped, Snowball-stemmed words, identifiers such as ``shutil.copytree`` split
-into parts, numbers and command-line options such as ``-O`` kept whole). A passage scores the
+(English stopwords dropped unless named as a keyword, as in "a for loop"; Snowball-stemmed
+words; identifiers such as ``shutil.copytree`` split into parts; numbers and command-line
+options such as ``-O`` kept whole). A passage scores the
 weighted share of a sub-question's terms it contains, best over sub-questions. Terms weigh by
 their inverse document frequency in the passages at hand (:class:`TermStats`), so a term that
 every candidate shares counts for little and a rare one for much; the question's identifiers,
@@ -125,6 +126,14 @@ _STOPWORD_LIST = """
 """
 _STOPWORDS = frozenset(_STOPWORD_LIST.split())
 """English function words: they say how a question is asked, not what it asks about."""
+_KEYWORDS = frozenset({
+    "and", "as", "else", "for", "from", "having", "if", "in", "into", "is", "not", "on", "or",
+    "over", "using", "where", "while", "with",
+})  # fmt: skip
+_CONSTRUCT = re.compile(r"(?:loop|statement|clause|block|keyword|operator)s?", re.IGNORECASE)
+"""Function words that are also keywords of a language (Python's, SQL's), and the words that
+say one is meant as a keyword: "the else clause of a for loop", "the WHERE clause", "the is
+operator". Followed by one of those, the word is what the text is about, and a term."""
 
 _KEY_WEIGHT = 3.0
 _PREFIX_WEIGHT = 1.5
@@ -244,10 +253,10 @@ def content_terms(text: str) -> list[str]:
     """Content terms of ``text`` in order, with repeats.
 
     Zero-width characters and soft hyphens are not part of a word ("lunch\u00ades" is
-    "lunches"). Stopwords and single letters are dropped, words are lower-cased and
-    Snowball-stemmed, numbers (``3.12``, ``30``) and options (``-O``, ``--help``) are kept
-    whole, and identifiers (``copy.deepcopy``, ``max_workers``, ``ThreadPoolExecutor``) are
-    split into their parts.
+    "lunches"). Stopwords (but a keyword named as one: "the for loop") and single letters are
+    dropped, words are lower-cased and Snowball-stemmed, numbers (``3.12``, ``30``) and options
+    (``-O``, ``--help``) are kept whole, and identifiers (``copy.deepcopy``, ``max_workers``,
+    ``ThreadPoolExecutor``) are split into their parts.
     """
     return list(_terms(text) if len(text) <= _CACHED_CHARS else _terms.__wrapped__(text))
 
@@ -261,7 +270,8 @@ small in bytes."""
 @lru_cache(maxsize=4096)
 def _terms(text: str) -> tuple[str, ...]:
     out: list[str] = []
-    for token in _TOKEN.findall(without_invisible(text)):
+    tokens = _TOKEN.findall(without_invisible(text))
+    for at, token in enumerate(tokens):
         if _NUMERIC.fullmatch(token) or _OPTION.match(token):
             out.append(token)
             continue
@@ -269,7 +279,14 @@ def _terms(text: str) -> tuple[str, ...]:
             word = part.lower()
             if word.isdigit():
                 out.append(word)
-            elif len(word) > 1 and word not in _STOPWORDS:
+            elif len(word) > 1 and (
+                word not in _STOPWORDS
+                or (
+                    word in _KEYWORDS
+                    and at + 1 < len(tokens)
+                    and _CONSTRUCT.fullmatch(tokens[at + 1])
+                )
+            ):
                 out.append(_stem(word))
     return tuple(out)
 
