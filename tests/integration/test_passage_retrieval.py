@@ -187,6 +187,17 @@ async def test_an_unanswerable_question_is_refused(corpus: LocalCorpus) -> None:
     assert out["findings"] == []
 
 
+async def test_a_refusal_says_what_the_pages_read_do_not_answer(corpus: LocalCorpus) -> None:
+    # A page about prefixes is read; a later round finds nothing more to read, which is not
+    # why there is no answer: the page read does not say how to trim a hedge.
+    question = "What is the best way to trim the prefix of a garden hedge?"
+    out = await _run(corpus, question)
+    assert out["status"] == "insufficient_evidence" and len(out["sources"]) == 1
+    assert out["audit"]["missing"] == (
+        f"the one source read holds no verified quote that addresses: {question}"
+    )
+
+
 @pytest.mark.parametrize(
     ("question", "name"),
     [

@@ -222,3 +222,11 @@ def test_urls_with_parentheses_and_spaces_stay_one_link() -> None:
 def test_report_is_deterministic() -> None:
     assert _answered() == _answered()
     assert _answered().endswith("\n")
+
+
+def test_a_missing_question_keeps_its_own_question_mark() -> None:
+    report = _answered(
+        status="insufficient_evidence", answer="", missing="what does copytree return?"
+    )
+    assert "Missing: what does copytree return?\n" in report
+    assert "return?." not in report

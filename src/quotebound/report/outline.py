@@ -33,9 +33,11 @@ def answer_text(status: str, answer: str, findings: Sequence[Finding], missing: 
     if status == Status.VERIFIED_DISABLED:
         return f"Nothing in this report is verified: {missing or _DEFAULT_DISABLED}."
     if not shown_findings(status, findings) or not answer.strip():
+        missing = missing or _DEFAULT_MISSING
+        end = "" if missing.endswith((".", "?", "!")) else "."  # a missing question keeps its "?"
         return (
             "Insufficient evidence: no verified quote answers this question. "
-            f"Missing: {missing or _DEFAULT_MISSING}."
+            f"Missing: {missing}{end}"
         )
     return answer
 

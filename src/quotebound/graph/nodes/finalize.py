@@ -40,11 +40,15 @@ def _shippable(findings: list[Finding], state: ResearchState) -> list[Finding]:
 
 
 def _missing(state: ResearchState) -> str:
+    """Why a run has no answer: a gate that left it nothing to read; else the quality review
+    that rejected its quotes, the code the question names that no document mentions, or what
+    the pages it read do not answer. A gate that fails in a later round (its search found
+    nothing new) is not why: the pages already read are."""
+    read = len(state.get("fetched") or [])
     failed_gates = [g for g in state.get("gates") or [] if not g["passed"]]
-    if failed_gates:
+    if failed_gates and not read:
         g = failed_gates[-1]
         return f"{g['gate']} gate failed ({g['reason']}): " + "; ".join(g["errors"])
-    read = len(state.get("fetched") or [])
     gaps = state.get("gaps") or sub_questions(state["question"])
     reviews = state.get("reviews") or []
     if reviews and not reviews[-1]["passed"]:
@@ -60,10 +64,13 @@ def _missing(state: ResearchState) -> str:
         return f"no document mentions {', '.join(named)}, which the question names: " + "; ".join(
             gaps
         )
-    return (
-        f"None of the {read} source(s) read contains a verified quote that addresses: "
-        + "; ".join(gaps)
-    )
+    if read == 0:
+        said = "no source could be read to address: "
+    elif read == 1:
+        said = "the one source read holds no verified quote that addresses: "
+    else:
+        said = f"none of the {read} sources read holds a verified quote that addresses: "
+    return said + "; ".join(gaps)
 
 
 def _stop_reason(state: ResearchState) -> str:
