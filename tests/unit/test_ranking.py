@@ -253,3 +253,21 @@ def test_a_one_part_question_reads_a_quote_sentence_by_sentence() -> None:
     each = _close([question], sentences)
     assert max(whole) < 0.3 and max(each) > max(whole)
     assert meaning(question) == max(whole)
+
+
+def test_a_question_that_tells_its_situation_first_is_read_sentence_by_sentence() -> None:
+    """The situation told first takes the whole question's meaning away from the quote that
+    answers what it asks; the sentence that asks is read alone too, and the closest reading
+    counts. A sentence of fewer than two terms is not read alone."""
+    candidates = extract_candidates(MUSEUM, source_id="s")
+    (quote,) = [c.quote for c in candidates]
+    readings = [quote, "City museum: " + quote, *(s + "." for s in quote[:-1].split(". "))]
+    told = "Our school class plans a trip for forty pupils and the teachers argue about cost."
+    asked = "When was the station hall that houses the museum finished?"
+    question = f"{told} {asked}"
+    ranked = by_meaning(question, rank_pages(question, [(MUSEUM, "City museum", candidates)]))
+    assert ranked[0][0].meaning == max(_close([question, told, asked], readings))
+    assert ranked[0][0].meaning > max(_close([question], readings)) + 0.1
+    short = f"{asked} Why?"
+    ranked = by_meaning(short, rank_pages(short, [(MUSEUM, "City museum", candidates)]))
+    assert ranked[0][0].meaning == max(_close([short, asked], readings))

@@ -9,7 +9,8 @@ lies in a passage the search ranked high across the whole corpus (reciprocal ran
 the corpus's passage ranking with this one). The best quotes so far then gain a share for how
 close their meaning is to the question's (:mod:`~quotebound.evidence.encoder`), read alone or
 under their heading (or, for a question of one part, sentence by sentence), whichever is
-closest; the encoder sees a paraphrase that shares no term with the question. Without the
+closest, and to a question that tells the asker's situation first read sentence by sentence
+too; the encoder sees a paraphrase that shares no term with the question. Without the
 encoder, ranking is by terms alone. Then every quote gains a share for its page's rank
 among the search's results (the same fusion). Last, two quotes side by side on a page that
 are both worth reading join into one (:func:`join_neighbours`): a window that sets out what
@@ -221,8 +222,9 @@ def _fused(rank: int | None) -> float:
 def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
     """The pages' rankings (from :func:`rank_pages`) after each page's best quotes and the best
     over all of them (``_MEANING_PER_PAGE``) gain their share for closeness in meaning to the
-    question, or to the closest of its parts for a question in parts (unchanged without the
-    encoder).
+    question (or to the closest of its sentences, for one that tells the asker's situation
+    first: :func:`_readings`), or to the closest of its parts for a question in parts
+    (unchanged without the encoder).
 
     A quote is read alone and under the heading it sits in ("FTS5 NEAR Queries: If no N
     parameter is supplied, it defaults to 10."), and the closer reading counts: a short
@@ -234,6 +236,7 @@ def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
     sentence by sentence, a quote with one sentence on one part came before another part's
     answer more often than it helped."""
     questions = sub_questions(question)
+    readings = questions if len(questions) > 1 else _readings(question)
     places = [(page, i) for page, rs in enumerate(ranked) for i in range(len(rs))]
     # Stable: ties go to the earlier page, then the earlier place in its ranking.
     compared = min(_MEANING_TOP, _MEANING_PER_PAGE * len(ranked))
@@ -247,14 +250,14 @@ def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
         under_heading(ranked[page][i].context, quote)
         for (page, i), quote in zip(top, quotes, strict=True)
     ]
-    close = encoder.similarities(questions, [*quotes, *headed])
+    close = encoder.similarities(readings, [*quotes, *headed])
     if close is None:
         return ranked
     closest = [max(close[n], close[len(top) + n]) for n in range(len(top))]
     if len(questions) == 1:
         near = [n for n, c in enumerate(closest) if c >= _SENTENCES_FROM]
         sentences = [(n, sentence) for n in near for sentence in _sentences(quotes[n])]
-        each = encoder.similarities(questions, [sentence for _, sentence in sentences])
+        each = encoder.similarities(readings, [sentence for _, sentence in sentences])
         if each is not None:  # the encoder that read the quotes reads their sentences
             for (n, _), similarity in zip(sentences, each, strict=True):
                 closest[n] = max(closest[n], similarity)
@@ -267,6 +270,20 @@ def by_meaning(question: str, ranked: list[list[Ranked]]) -> list[list[Ranked]]:
         )
     # Stable: document order (the order before) on ties.
     return [sorted(rs, key=lambda r: -r.score) for rs in out]
+
+
+def _readings(question: str) -> list[str]:
+    """What a question of one part is compared with in meaning: the question, and, when it
+    tells the asker's situation before it asks, each of its sentences of two terms or more.
+    The closest reading counts: a situation told at length ("I ran python -m pydoc on my
+    script just to read its docstrings, and it started my whole program, network calls
+    included. Why does that happen?") draws the whole question's meaning away from the quote
+    that explains it, which the sentence telling what happened is close to."""
+    spans = sentence_spans(question)
+    if len(spans) < 2:
+        return [question]
+    told = [question[start:end] for start, end in spans]
+    return [question, *(sentence for sentence in told if len(content_terms(sentence)) >= 2)]
 
 
 def _sentences(quote: str) -> list[str]:
