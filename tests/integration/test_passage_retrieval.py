@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -109,6 +110,10 @@ async def test_an_identifier_query_finds_its_passage(corpus: LocalCorpus) -> Non
     assert first["url"] == BASE + "library/stdtypes.html"
     assert "return string[len(prefix):]" in first["quote"]
     assert "¶" not in first["claim"]
+    # The round that composed says from how many sources, in words a reader expects.
+    reason = out["audit"]["rounds"][-1]["reason"]
+    assert re.search(r"verified evidence from (?:1 source|\d+ sources)$", reason)
+    assert not reason.endswith(" 1 sources")
 
 
 async def test_an_option_query_finds_its_passage(corpus: LocalCorpus) -> None:

@@ -167,7 +167,8 @@ def assess(state: ResearchState, *, now: float) -> Assessment:
             Decision.COMPOSE,
             Reason.SUFFICIENT,
             gaps,
-            f"every part of the question has verified evidence from {sources} source(s)",
+            "every part of the question has verified evidence from "
+            + ("1 source" if sources == 1 else f"{sources} sources"),
         )
     if gaps and unanswerable.issuperset(gaps):
         return stop(
