@@ -15,7 +15,13 @@ import pytest
 from quotebound.acquisition import passagevectors
 from quotebound.acquisition.corpus import LocalCorpus
 from quotebound.acquisition.corpusindex import open_index
-from quotebound.acquisition.ftsquery import called_names, code_names, fts_query, qualified_names
+from quotebound.acquisition.ftsquery import (
+    called_names,
+    code_names,
+    fts_query,
+    offered_names,
+    qualified_names,
+)
 from quotebound.acquisition.passagevectors import fill_vectors
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.evidence import encoder
@@ -313,6 +319,14 @@ def test_qualified_names_are_dotted_identifiers_with_their_last_qualifier() -> N
     assert qualified_names("Does zip() beat MEDIUMBLOB, e.g. in 2.5.1?") == {}
 
 
+def test_offered_names_are_those_given_only_as_examples() -> None:
+    names = ["--verb", "--verbose", "clamp", "math.clamp", "floor"]
+    question = "Is a prefix such as --verb for --verbose, e.g. math.clamp(), like floor()?"
+    assert offered_names(question, names) == {"--verb", "clamp", "math.clamp"}
+    # Named once as an example and once as the subject, it is asked about.
+    assert offered_names("Is there a clamp(), say `clamp()`?", ["clamp"]) == set()
+
+
 async def test_unspelled_names_the_code_no_document_spells(root: Path, tmp_path: Path) -> None:
     (root / "shell.txt").write_text("Type .TIDES to list the tide tables of a harbour.\n")
     corpus = make(root, tmp_path)
@@ -339,6 +353,13 @@ async def test_unspelled_names_the_code_no_document_spells(root: Path, tmp_path:
     # a compound's words may come in another order ("lava-basalt": "Basalt lava").
     assert corpus.unspelled("What does the lahar keyword do, and the runny option?") == ["lahar"]
     assert corpus.unspelled("Is the lava-basalt setting on?") == []
+    # A name given only as an example is the asker's, not one a document is asked to have.
+    assert corpus.unspelled("Can an option be cut short, such as --magma for --magma_flow?") == [
+        "--magma_flow"
+    ]
+    assert corpus.unspelled("Is there a tool, e.g. geology.magma_flow(), or is --magma it?") == [
+        "--magma"
+    ]
 
 
 async def test_results_are_deterministic(root: Path, tmp_path: Path) -> None:

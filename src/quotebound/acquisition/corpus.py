@@ -54,6 +54,7 @@ from quotebound.acquisition.ftsquery import (
     called_names,
     code_names,
     fts_query,
+    offered_names,
     phrase,
     qualified_names,
 )
@@ -253,8 +254,12 @@ class LocalCorpus:
         :func:`~quotebound.acquisition.ftsquery.code_names` or
         :func:`~quotebound.acquisition.ftsquery.called_names` no passage spells (:func:`_spells`:
         a dot-command with its dot), and a qualified name whose own name the corpus spells,
-        but never under its qualifier (:func:`_never_under`)."""
-        names = {**code_names(text), **called_names(text)}
+        but never under its qualifier (:func:`_never_under`). A name ``text`` gives only as an
+        example (:func:`~quotebound.acquisition.ftsquery.offered_names`) is none of them."""
+        named = {**code_names(text), **called_names(text)}
+        qualified = qualified_names(text)
+        offered = offered_names(text, [*named, *qualified])
+        names = {name: match for name, match in named.items() if name not in offered}
         if not names:
             return []
         if not self._refreshed:
@@ -263,8 +268,8 @@ class LocalCorpus:
             unknown = [name for name, match in names.items() if not _spells(db, name, match)]
             unknown += [
                 name
-                for name, (qualifier, own) in qualified_names(text).items()
-                if own not in unknown and _never_under(db, qualifier, own)
+                for name, (qualifier, own) in qualified.items()
+                if name not in offered and own not in unknown and _never_under(db, qualifier, own)
             ]
         return unknown
 

@@ -9,8 +9,17 @@ way in the index's ``keys`` column and in a query, so ``-O`` and ``-o`` stay apa
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-__all__ = ["called_names", "code_names", "fts_query", "option_keys", "phrase", "qualified_names"]
+__all__ = [
+    "called_names",
+    "code_names",
+    "fts_query",
+    "offered_names",
+    "option_keys",
+    "phrase",
+    "qualified_names",
+]
 
 _WORD = re.compile(r"\w+")
 _OPTION = re.compile(r"(?<![\w-])(--?)([A-Za-z][\w-]*)")
@@ -34,6 +43,11 @@ _CALLED = re.compile(
 )
 """The word before what a text calls a keyword, operator, option or setting: "the fallthrough
 keyword", "the -X nogil option"."""
+_OFFERED = re.compile(
+    r"\b(?:such\s+as|say|e\.g\.|for\s+(?:example|instance))[,:]?\s+[`'\"“‘]?$", re.IGNORECASE
+)
+"""What gives the name right after it as an example: "a long option such as --verb", "a
+prefix, say, ``--verb``", "e.g. ``my_func()``"."""
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _STOPWORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i",
@@ -98,6 +112,19 @@ def qualified_names(text: str) -> dict[str, tuple[str, str]]:
         if len(parts) > 1 and _LETTERS.search(parts[-2]) and _LETTERS.search(parts[-1]):
             names[token] = (parts[-2], parts[-1])
     return names
+
+
+def offered_names(text: str, names: Iterable[str]) -> set[str]:
+    """Those of ``names`` that ``text`` writes only as examples ("does argparse accept a prefix
+    of a long option, such as --verb for --verbose?"): the asker's illustration of what is
+    asked, not a name a document is asked to have."""
+    offered = set()
+    for name in names:
+        written = rf"(?<![\w.-])(?:\w+\.)*{re.escape(name)}(?!\w)"  # "clamp" of "math.clamp"
+        spots = [m.start() for m in re.finditer(written, text)]
+        if spots and all(_OFFERED.search(text[:spot]) for spot in spots):
+            offered.add(name)
+    return offered
 
 
 def phrase(name: str) -> str:
