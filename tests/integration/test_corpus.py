@@ -438,6 +438,10 @@ REFERENCE = {
     "typing.html": """<html><head><title>typing — Support for type hints</title></head><body>
 <h1>typing — Support for type hints</h1><h2>typing.cast(typ, val)</h2>
 <p>Cast a value to a type, which returns the value unchanged.</p></body></html>""",
+    "datetime.html": """<html><head><title>datetime — Dates and times</title></head><body>
+<h1>datetime — Dates and times</h1><h2>datetime.strptime(date_string, format)</h2>
+<p>Parse a date string by format; see the table of directives to parse dates.</p>
+</body></html>""",
     "typeobj.html": """<html><head><title>Type objects</title></head><body><h1>Type objects</h1>
 <h2>date.replace(year=self.year, day=self.day)</h2>
 <p>A subtype may override this slot, and a day counter is kept.</p></body></html>""",
@@ -458,6 +462,12 @@ async def test_unspelled_names_a_qualified_name_the_documents_never_write(
     assert corpus.unspelled("Is math.sqrt() exact?") == []
     # A page about decimal, or about array, mentions the name under its own heading.
     assert corpus.unspelled("When is decimal.clamp set?") == []
+    # Called, a name is mentioned as code: the datetime page speaks of parsing dates, but no
+    # parse() is under it. Not called, it may be a field, which prose names ("clamp is 1").
+    assert corpus.unspelled("How does datetime.datetime.parse() guess?") == [
+        "datetime.datetime.parse"
+    ]
+    assert corpus.unspelled("Is datetime.strptime() strict?") == []
     assert corpus.unspelled("Does array.byteswap() work in place?") == []
     # Names are read as written: "Type objects ... override" is not the typing page saying
     # "override", although the index stems "typing" and "type" alike.

@@ -269,7 +269,9 @@ class LocalCorpus:
             unknown += [
                 name
                 for name, (qualifier, own) in qualified.items()
-                if name not in offered and own not in unknown and _never_under(db, qualifier, own)
+                if name not in offered
+                and own not in unknown
+                and _never_under(db, qualifier, own, called=f"{name}(" in text)
             ]
         return unknown
 
@@ -525,19 +527,24 @@ def _spells(db: sqlite3.Connection, name: str, match: str) -> bool:
     return any(written.search(f"{title}\n{heading}\n{body}") for title, heading, body in rows)
 
 
-def _never_under(db: sqlite3.Connection, qualifier: str, own: str) -> bool:
+def _never_under(db: sqlite3.Connection, qualifier: str, own: str, *, called: bool) -> bool:
     """Whether the corpus documents names under ``qualifier`` but never ``own`` under it.
 
     Under ``qualifier``: some passage's own heading names ``qualifier.`` followed by a name,
     as a reference heads its entries (``math.sqrt(x)``; a parameter's default such as
     ``tzinfo=self.tzinfo`` is no entry). Never ``own``: no passage writes the two together
-    (``math.clamp``), and no page whose title names ``qualifier`` mentions ``own``. A question
-    about ``math.clamp()`` then asks about a name the documents do not have, however often
-    they say "clamp" elsewhere; the asker's own variable (``my_list.sort()``) heads no entry.
+    (``math.clamp``), and no page whose title names ``qualifier`` mentions ``own``: as code when
+    the question ``called`` it (``own(`` or ``.own``; the datetime page says "parse" of strings,
+    but no ``datetime.parse()``), in any words otherwise (a field is named in prose: "When
+    clamp is 1"). A question about ``math.clamp()`` then asks about a name the documents do not
+    have, however often they say "clamp" elsewhere; the asker's own variable
+    (``my_list.sort()``) heads no entry.
     Names are matched as written, case and all: the index's stemmed words only narrow the
     passages read (its "typing override" is also "an immutable type, override")."""
     named, mentioned = _written(qualifier), _written(own)
     together = re.compile(rf"{named.pattern}[ .]{mentioned.pattern}")
+    if called:
+        mentioned = re.compile(rf"(?<![\w.])(?:\w+\.)*{re.escape(own)}\(|\.{mentioned.pattern}")
     for title, heading, body in db.execute(
         _WRITTEN,
         (
