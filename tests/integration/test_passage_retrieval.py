@@ -322,6 +322,40 @@ async def test_a_page_that_gathers_other_pages_passages_does_not_rank_by_them(
     assert [c.document for c in response.candidates] == ["c3ref/busy.html", "capi3ref.html"]
 
 
+async def test_a_page_that_gathers_other_pages_statements_does_not_rank_by_them(
+    tmp_path: Path,
+) -> None:
+    # A list of requirements, as SQLite's requirements.html repeats each statement of its other
+    # pages word for word, with the source page's name and the tests that check it.
+    sources = {
+        "pragma": "Query, set, or clear the enforcement of foreign key constraints, which is "
+        "off by default in every new database connection.",
+        "vacuum": "The VACUUM command rebuilds the database file, repacking it into a minimal "
+        "amount of disk space.",
+        "attach": "The ATTACH DATABASE statement adds another database file to the current "
+        "database connection.",
+    }
+    root = tmp_path / "docs"
+    root.mkdir()
+    for name, statement in sources.items():
+        (root / f"{name}.html").write_text(
+            f"<html><head><title>{name}</title></head><body><main><p>This page describes "
+            f"{name} at length. {statement} Other settings are described below, each with "
+            "its default and the version that added it.</p></main></body></html>"
+        )
+    listed = "".join(
+        f"<h3>R-{n:05d}-{n * 7:05d}</h3><p>{statement} (source: {name}.html, checked-by: "
+        f"th3/req1/{name}01.test, matrix: context, detail)</p>"
+        for n, (name, statement) in enumerate(sources.items(), 1)
+    )
+    (root / "requirements.html").write_text(
+        f"<html><head><title>Requirements</title></head><body><main>{listed}</main></body></html>"
+    )
+    corpus = LocalCorpus(root, base_url=BASE, index_path=tmp_path / "index.sqlite")
+    response = await corpus.search("enforcement of foreign key constraints", max_results=5)
+    assert [c.document for c in response.candidates] == ["pragma.html"]
+
+
 STATEMENTS = """<!doctype html><html><head><title>Basic statements</title></head><body><main>
 <h1>Basic statements</h1><h2>Executing a command with no result</h2>
 <p>Sometimes it is useful to evaluate a query but discard the result, for example when calling

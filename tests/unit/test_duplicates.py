@@ -9,6 +9,7 @@ from quotebound.acquisition.duplicates import (
     SAME_CONTENT_JACCARD,
     content_words,
     content_words_of,
+    copied_statements,
     same_content,
     same_content_pairs,
 )
@@ -60,3 +61,20 @@ def test_same_content_is_word_overlap_over_union(a: set[str], b: set[str]) -> No
     union = a | b
     expected = not union or len(a & b) >= SAME_CONTENT_JACCARD * len(union)
     assert same_content(frozenset(a), frozenset(b)) is expected
+
+
+def test_a_passage_mostly_of_statements_another_page_writes_is_their_copy() -> None:
+    statement = "Query, set, or clear the enforcement of foreign key constraints, which is off."
+    passages = {
+        0: ("requirements.html", f"R-03478-24050\n\n{statement} (source: pragma.html, matrix)"),
+        1: (
+            "pragma.html",
+            f"PRAGMA foreign_keys = boolean. {statement} It may only be changed when there is "
+            "no pending transaction.",
+        ),
+        2: ("faq.html", "Are foreign keys on? Only if you turn them on, per connection."),
+    }
+    # The copy is mostly that statement (its number is no words); the paragraph holds more.
+    assert copied_statements(passages) == [(0, 1)]
+    # A sentence of fewer than six words is no statement that marks a copy.
+    assert copied_statements({0: ("a.html", "It is off."), 1: ("b.html", "It is off.")}) == []

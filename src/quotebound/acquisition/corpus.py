@@ -47,6 +47,7 @@ from quotebound.acquisition.corpusindex import (
 from quotebound.acquisition.duplicates import (
     content_words,
     content_words_of,
+    copied_statements,
     same_content,
     same_content_pairs,
 )
@@ -496,22 +497,27 @@ def _own_passages(
     db: sqlite3.Connection, rows: list[tuple[str, str, str, str, float]]
 ) -> list[tuple[str, str, str, str, float]]:
     """The search's passages (path, title, heading, body, score; best first) less each one that a
-    smaller page also holds (the same content, :func:`same_content_pairs`): a page that gathers
-    other pages' passages (a whole API on one page) does not rank by them ahead of the page
-    each belongs to. An HTML page counts as smaller than any other kind (its ``_sources``
-    text); of two pages of one size, the passage ranked higher stays."""
+    smaller page also holds (the same content, :func:`same_content_pairs`), or that is mostly
+    statements a smaller page's passage writes too
+    (:func:`~quotebound.acquisition.duplicates.copied_statements`): a page that gathers other
+    pages' passages (a whole API on one page, a list of requirements) does not rank by them
+    ahead of the page each belongs to. An HTML page counts as smaller than any other kind (its
+    ``_sources`` text); of two pages of one size, the passage ranked higher stays."""
     words = {i: content_words(body) for i, (_, _, _, body, _) in enumerate(rows)}
     shared = {i: w for i, w in words.items() if len(w) >= _SHARED_WORDS}
     twins = [(i, j) for i, j in same_content_pairs(shared) if rows[i][0] != rows[j][0]]
-    if not twins:
+    copies = copied_statements({i: (row[0], row[3]) for i, row in enumerate(rows)})
+    if not twins and not copies:
         return rows
-    paths = sorted({rows[k][0] for pair in twins for k in pair})
+    paths = sorted({rows[k][0] for pair in [*twins, *copies] for k in pair})
     query = f"SELECT path, size FROM docs WHERE path IN ({', '.join('?' * len(paths))})"
     sizes = {path: (not _is_html(path), size) for path, size in db.execute(query, paths)}
-    dropped = {
-        j if sizes.get(rows[i][0], (True, 0)) <= sizes.get(rows[j][0], (True, 0)) else i
-        for i, j in twins
-    }
+
+    def size(i: int) -> tuple[tuple[bool, int], int]:
+        return sizes.get(rows[i][0], (True, 0)), i
+
+    dropped = {j if size(i) <= size(j) else i for i, j in twins}
+    dropped |= {copy for copy, source in copies if size(source) < size(copy)}
     return [r for i, r in enumerate(rows) if i not in dropped]
 
 

@@ -47,7 +47,7 @@ _OFFERED = re.compile(
     r"\b(?:such\s+as|say|e\.g\.|for\s+(?:example|instance))[,:]?\s+[`'\"“‘]?$", re.IGNORECASE
 )
 """What gives the name right after it as an example: "a long option such as --verb", "a
-prefix, say, ``--verb``", "e.g. ``my_func()``"."""
+prefix, say, --verb", "e.g. `my_func()`"."""
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _STOPWORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i",
