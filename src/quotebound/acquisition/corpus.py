@@ -547,10 +547,10 @@ def _never_under(db: sqlite3.Connection, qualifier: str, own: str, *, called: bo
     (``my_list.sort()``) heads no entry.
     Names are matched as written, case and all: the index's stemmed words only narrow the
     passages read (its "typing override" is also "an immutable type, override")."""
-    named, mentioned = _written(qualifier), _written(own)
-    together = re.compile(rf"{named.pattern}[ .]{mentioned.pattern}")
-    if called:
-        mentioned = re.compile(rf"(?<![\w.])(?:\w+\.)*{re.escape(own)}\(|\.{mentioned.pattern}")
+    named, written = _written(qualifier), _written(own)
+    together = re.compile(rf"{named.pattern}[ .]{written.pattern}")
+    as_code = rf"(?<![\w.])(?:\w+\.)*{re.escape(own)}\(|\.{written.pattern}"
+    mentioned = re.compile(as_code) if called else written
     for title, heading, body in db.execute(
         _WRITTEN,
         (
