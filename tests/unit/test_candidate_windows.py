@@ -102,3 +102,25 @@ def test_short_paragraphs_that_reach_no_window_join_the_one_before_or_stand_alon
     assert quotes == [f"{_para(2)}\n\n{tail}", alone]
     for c in extract_candidates(page, source_id="s"):
         assert page.text[c.start : c.end] == c.quote
+
+
+def test_a_short_line_of_code_a_colon_introduces_joins_what_introduces_it() -> None:
+    intro = "The ferry company publishes its timetable as a package, which you install with:"
+    html = (
+        "<main><p>Ferries run daily.</p><p>You can install it through pip:</p>"
+        "<pre>pip install ferrytimes</pre><p>Or with poetry, like this:</p>"
+        f"<pre>poetry add ferrytimes</pre><p>{intro}</p><pre>make install</pre>"
+        f"<p>{_para(2)}</p><pre>a lone line of code</pre></main>"
+    )
+    page = parse_page(html)
+    quotes = [c.quote for c in extract_candidates(page, source_id="s")]
+    # In a chain of short paragraphs, and after a window of its own: the code joins the
+    # sentence that introduces it. A short line of code that no colon introduces is no quote.
+    assert quotes == [
+        "Ferries run daily.\n\nYou can install it through pip:\n\npip install ferrytimes\n\n"
+        "Or with poetry, like this:\n\npoetry add ferrytimes",
+        f"{intro}\n\nmake install",
+        _para(2),
+    ]
+    for c in extract_candidates(page, source_id="s"):
+        assert page.text[c.start : c.end] == c.quote

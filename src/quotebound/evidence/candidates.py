@@ -8,7 +8,9 @@ is long enough. Short paragraphs that reach no such window (the last lines of an
 paragraph before a heading) join the window just before them when it is their neighbour and
 has room, else stand alone from ``MIN_ALONE_WORDS``: they never vanish. A definition term
 only starts a window, and a whole definition-list entry of at least ``MIN_DEFINITION_WORDS``
-is a candidate on its own. Headings, table cells and code (``pre``) never join one. Ids
+is a candidate on its own. Headings, table cells and code (``pre``) never join one, but for
+a short line of code that a colon introduces ("You can install it through pip:" / "pip install
+yapapi"), which joins the sentence it completes; other short code makes no candidate. Ids
 depend only on the source and the quote's text, so they are stable across rounds, runs and
 processes.
 """
@@ -43,6 +45,8 @@ _WORD = re.compile(r"\S+")
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "title", "caption"})
 _CELLS = frozenset({"td", "th", "tr", "pre"})
+_CODE = frozenset({"pre"})
+_PROMPT = ">>>"
 """Table cells and rows, and preformatted text (code), stand alone: they never join their
 neighbours."""
 MIN_DEFINITION_WORDS = 8
@@ -197,6 +201,20 @@ def _windows(
             yield from ((w[0], w[1]) for w in windows[:-1])
             del windows[:-1]
         n = len(_WORD.findall(text, block.start, block.end))
+        if n < min_words and _introduced(text, blocks, index):
+            # A short line of code that a colon introduces ("You can install it through pip:"
+            # / "pip install yapapi") completes it: it joins it, in a chain or a window.
+            if chain and chain[-1][3] == index - 1 and sum(c[2] for c in chain) + n <= max_words:
+                chain.append((block.start, block.end, n, index))
+                if sum(c[2] for c in chain) >= min_words:
+                    windows.append((chain[0][0], block.end, sum(c[2] for c in chain), index, True))
+                    chain = []
+                continue
+            if not chain and windows and windows[-1][3] == index - 1:
+                start, _, before, _, joinable = windows[-1]
+                if before + n <= max_words:
+                    windows[-1] = (start, block.end, before + n, index, joinable)
+                    continue
         joins = block.role == "main" and block.tag not in _HEADINGS and block.tag not in _CELLS
         if chain and (not joins or block.tag in _TERMS or sum(c[2] for c in chain) + n > max_words):
             settle()
@@ -219,6 +237,19 @@ def _windows(
     if chain:
         settle()
     yield from ((w[0], w[1]) for w in windows)
+
+
+def _introduced(text: str, blocks: tuple[Block, ...], index: int) -> bool:
+    """Whether ``blocks[index]`` is code of the main content, not an interactive session,
+    right after a block of it that ends with a colon. A session (``>>> import shlex``) shows
+    what code does; it is not what a sentence tells the reader to write."""
+    block = blocks[index]
+    if block.role != "main" or block.tag not in _CODE or index == 0:
+        return False
+    if text.startswith(_PROMPT, block.start, block.end):
+        return False
+    before = blocks[index - 1]
+    return before.role == "main" and text[before.start : before.end].rstrip().endswith(":")
 
 
 def _split(
