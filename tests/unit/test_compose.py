@@ -263,6 +263,18 @@ def test_a_claim_keeps_the_sentence_that_qualifies_it() -> None:
         assert finding["claim"] == expected
 
 
+def test_a_sentence_is_chosen_by_the_claim_it_makes_with_what_completes_it() -> None:
+    question = "How do I install the widget client?"
+    about = "The widget client is available as a package for every platform."
+    lead = "You can install it with pip:"
+    code = "pip install widget-client"
+    text = f"{about}\n\n{lead}\n\n{code}"
+    finding = _sole_finding(question, "https://widgets.example/install", "Install", text)
+    # Alone, the sentence that introduces the command shares fewer of the question's words
+    # than the one before it; with the command it completes, it is the answer.
+    assert finding["claim"] == f"{lead} {code}"
+
+
 def test_a_heading_underline_is_no_part_of_a_claim() -> None:
     # Markdown and reST underline a heading with a run of one mark; the quote keeps it, as
     # the page does, and the claim reads without it.

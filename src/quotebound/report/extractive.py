@@ -182,7 +182,8 @@ def _claim_spans(quote: str) -> list[tuple[int, int]]:
 
 def _claim(question: str, item: EvidenceItem, close: dict[tuple[int, int], float]) -> str:
     """The quote's sentence (of those ``close`` holds, in order, each with its closeness in
-    meaning to the question) that best answers the question (the first on ties), cleaned of
+    meaning to the question) that best answers the question (the shorter claim, then the
+    first, on ties), cleaned of
     markup and anchor marks so that it reads as a sentence.
 
     Sentences without a URL come first: a claim never cites a page the thread did not fetch,
@@ -193,26 +194,37 @@ def _claim(question: str, item: EvidenceItem, close: dict[tuple[int, int], float
     count together: the sentence that answers often says in other words what was asked,
     while the one that repeats the question's words may tell nothing new. A sentence that
     ends with a colon, or is followed by one that qualifies it, takes the next one with it
-    (:func:`_with_what_completes_it`).
+    (:func:`_with_what_completes_it`), and is ranked so, as the claim it makes, its closeness in
+    meaning that of the closest sentence in it: "You can install it through pip:" says how to
+    install only with the command it introduces. Of two claims that rank alike, the shorter
+    says it more directly.
     """
     quote = item["quote"]
     kind = question_type(question)
     spans = list(close)
 
-    def rank(span: tuple[int, int]) -> tuple[bool, bool, bool, float, int]:
-        sentence = _clean(quote[span[0] : span[1]])
+    def claim(span: tuple[int, int]) -> tuple[str, float]:
+        """The claim ``span`` makes, with what completes it, and its closeness in meaning (the
+        closest of its sentences)."""
+        start, end = _with_what_completes_it(quote, spans, span)
+        meaning = max(close[s] for s in spans if start <= s[0] and s[1] <= end)
+        return _clean(quote[start:end]), meaning
+
+    claims = {span: claim(span) for span in spans}
+
+    def rank(span: tuple[int, int]) -> tuple[bool, bool, bool, float, int, int]:
+        sentence, meaning = claims[span]
         score = relevance(question, sentence, context=item["context"])
         return (
             _URL.search(sentence) is None,
             _ASKS.search(sentence) is None,
             len(sentence.split()) >= _MIN_CLAIM_WORDS,
-            score + _FIT_WEIGHT * fits(kind, sentence) + _MEANING_WEIGHT * close[span],
+            round(score + _FIT_WEIGHT * fits(kind, sentence) + _MEANING_WEIGHT * meaning, 9),
+            -len(sentence),
             -span[0],
         )
 
-    best = max(spans, key=rank)
-    start, end = _with_what_completes_it(quote, spans, best)
-    return _clean(quote[start:end])
+    return claims[max(spans, key=rank)][0]
 
 
 def _code_lines(quote: str, span: tuple[int, int]) -> list[tuple[int, int]]:
