@@ -45,10 +45,13 @@ _WORD = re.compile(r"\S+")
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "title", "caption"})
 _CELLS = frozenset({"td", "th", "tr", "pre"})
-_CODE = frozenset({"pre"})
-_PROMPT = ">>>"
 """Table cells and rows, and preformatted text (code), stand alone: they never join their
 neighbours."""
+_CODE = frozenset({"pre"})
+"""Code, which joins the block before it when that ends with a colon and it is too short to
+stand alone (:func:`_introduced`)."""
+_PROMPT = ">>>"
+"""How an interactive session opens: code that shows what it does, not what to write."""
 MIN_DEFINITION_WORDS = 8
 """A definition-list entry (term and definitions) shorter than the paragraph minimum is still a
 candidate from this many words: an API reference's one-line summaries live there."""

@@ -183,8 +183,7 @@ def _claim_spans(quote: str) -> list[tuple[int, int]]:
 def _claim(question: str, item: EvidenceItem, close: dict[tuple[int, int], float]) -> str:
     """The quote's sentence (of those ``close`` holds, in order, each with its closeness in
     meaning to the question) that best answers the question (the shorter claim, then the
-    first, on ties), cleaned of
-    markup and anchor marks so that it reads as a sentence.
+    first, on ties), cleaned of markup and anchor marks so that it reads as a sentence.
 
     Sentences without a URL come first: a claim never cites a page the thread did not fetch,
     so review would reject one that carries a link. Then statements over questions (a FAQ's
