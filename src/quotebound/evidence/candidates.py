@@ -204,22 +204,20 @@ def _windows(
             yield from ((w[0], w[1]) for w in windows[:-1])
             del windows[:-1]
         n = len(_WORD.findall(text, block.start, block.end))
-        if n < min_words and _introduced(text, blocks, index):
-            # A short line of code that a colon introduces ("You can install it through pip:"
-            # / "pip install yapapi") completes it: it joins it, in a chain or a window.
-            if chain and chain[-1][3] == index - 1 and sum(c[2] for c in chain) + n <= max_words:
-                chain.append((block.start, block.end, n, index))
-                if sum(c[2] for c in chain) >= min_words:
-                    windows.append((chain[0][0], block.end, sum(c[2] for c in chain), index, True))
-                    chain = []
+        fits = sum(c[2] for c in chain) + n <= max_words
+        # A short line of code that a colon introduces ("You can install it through pip:" /
+        # "pip install yapapi") completes what introduces it: the chain of short paragraphs
+        # it then joins as a paragraph would, or the window just before it.
+        introduced = n < min_words and _introduced(text, blocks, index)
+        if introduced and not chain and windows and windows[-1][3] == index - 1:
+            start, _, before, _, joinable = windows[-1]
+            if before + n <= max_words:
+                windows[-1] = (start, block.end, before + n, index, joinable)
                 continue
-            if not chain and windows and windows[-1][3] == index - 1:
-                start, _, before, _, joinable = windows[-1]
-                if before + n <= max_words:
-                    windows[-1] = (start, block.end, before + n, index, joinable)
-                    continue
-        joins = block.role == "main" and block.tag not in _HEADINGS and block.tag not in _CELLS
-        if chain and (not joins or block.tag in _TERMS or sum(c[2] for c in chain) + n > max_words):
+        joins = (
+            block.role == "main" and block.tag not in _HEADINGS and block.tag not in _CELLS
+        ) or (introduced and bool(chain) and fits)
+        if chain and (not joins or block.tag in _TERMS or not fits):
             settle()
             chain = []
         if block.role != "main" or block.tag in _HEADINGS:
