@@ -5,7 +5,7 @@ paragraphs), inline elements add no whitespace, a single ``<br>`` is a line brea
 ``<br>`` ends the paragraph, whitespace (including ``&nbsp;``) is folded to one space within a
 line and lines are trimmed. ``<pre>`` keeps its line breaks and indentation (trailing spaces
 dropped; blank lines inside it separate paragraphs). The cells of one table row form one
-paragraph, separated by `` | `` (empty cells leave no separator). Boilerplate (navigation,
+paragraph, separated by a tab (empty cells leave no separator). Boilerplate (navigation,
 banners, share bars, related lists, comments, footers) stays in the text, so any quote a reader
 sees can still be verified; only its block's role differs.
 

@@ -3,7 +3,7 @@
 The walk keeps paragraph text raw, with a mark for each ``<br>`` and between the cells of a
 table row. Here whitespace is folded to one space within a line, lines are trimmed (or, in
 preformatted text, only stripped of trailing whitespace), runs of lines between empty ones become
-paragraphs and a row's cells are joined by `` | `` (docs/architecture.md §4). The marks are
+paragraphs and a row's cells are joined by a tab (docs/architecture.md §4). The marks are
 Unicode noncharacters; :data:`MARKS` are removed from the input before the walk.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 __all__ = [
     "BR_MARK",
     "CELL_MARK",
+    "CELL_SEPARATOR",
     "MARKS",
     "clean_value",
     "fold",
@@ -28,6 +29,10 @@ _PARA_MARK = "\ufdd1"
 CELL_MARK = "\ufdd2"
 """Separates the cells of a table row in raw text (also a noncharacter)."""
 MARKS = (BR_MARK, _PARA_MARK, CELL_MARK)
+CELL_SEPARATOR = "\t"
+"""What stands between the cells of a row in the page's text: whitespace, as a browser's text
+of a table has, so that a quote of a row is found, whitespace aside, by a reader of the page; a
+visible mark (`` | ``) would be in the quote and not on the page."""
 
 _FOLD_BATCH = 1 << 18
 """Characters folded at once."""
@@ -65,9 +70,10 @@ def fold_many(raws: list[str]) -> list[str]:
 
 
 def join_cells(row: str) -> str:
-    """The cells of a folded row joined by `` | ``; empty cells and their edge breaks go."""
+    """The cells of a folded row joined by :data:`CELL_SEPARATOR`; empty cells and their edge
+    breaks go."""
     cells = (cell.strip(" " + BR_MARK) for cell in row.split(CELL_MARK))
-    return " | ".join(cell for cell in cells if cell)
+    return CELL_SEPARATOR.join(cell for cell in cells if cell)
 
 
 def group_lines(lines: list[str]) -> list[str]:
@@ -90,7 +96,7 @@ def split_paragraphs(raw: str, *, pre: bool) -> list[str]:
 
     Lines are folded and trimmed, or, when ``pre``, only stripped of trailing whitespace.
     """
-    raw = raw.replace("\r\n", "\n").replace("\r", "\n").replace(CELL_MARK, " | ")
+    raw = raw.replace("\r\n", "\n").replace("\r", "\n").replace(CELL_MARK, CELL_SEPARATOR)
     if pre:
         return group_lines([line.rstrip() for line in raw.replace(BR_MARK, "\n").split("\n")])
     return group_lines([fold(line) for line in raw.split("\n")])
