@@ -114,6 +114,19 @@ def test_a_noscript_no_script_shows_is_not_read() -> None:
     assert "council" not in page.text
 
 
+def test_a_permalinks_mark_is_not_in_the_text_a_footnotes_is() -> None:
+    page = parse_page(
+        "<body><main><h2 id=use>Usage<a class=headerlink href='#use'>¶</a></h2>"
+        "<dl><dt id=f>f(x)<a class=headerlink href='#f'> ¶ </a></dt>"
+        "<dd><p>Return x, as <a href='#use'>Usage</a> says<a href='#n1'>†</a>"
+        " (<a href='#n1'>[1]</a>); see <a href='/x'>¶</a> and <a href='#r'>§ 5</a>.</p></dd>"
+        "<p id=p2>A rule of its own.<a href='#p2'>§</a><a href='#p2'>#</a></p></main></body>"
+    )
+    assert page.text == (
+        "Usage\n\nf(x)\n\nReturn x, as Usage says† ([1]); see ¶ and § 5.\n\nA rule of its own."
+    )
+
+
 def test_title_falls_back_to_the_first_h1() -> None:
     assert parse_page("<body><h1>First <b>one</b></h1><h1>Second</h1>").title == "First one"
     assert parse_page("<p>none</p>").title == ""

@@ -19,6 +19,7 @@ __all__ = [
     "KIND_TEXT_ONLY",
     "LINK",
     "META",
+    "PERMALINK_MARKS",
     "PRE_TAGS",
     "TIME",
     "names",
@@ -59,5 +60,8 @@ KIND = {
     "time": TIME,
 }
 """What the walker does at an element; elements not listed are inline and only descended."""
+PERMALINK_MARKS = frozenset({"¶", "§", "#", "🔗"})
+"""The whole text of a link into its own page that marks a permalink, not content: shown only
+on hover by the generators that write it (Sphinx, MkDocs, rustdoc, Docusaurus)."""
 KIND_TEXT_ONLY = {tag: kind for tag, kind in KIND.items() if kind != LINK}
 """The same when no roles are scored: links then need no counting."""

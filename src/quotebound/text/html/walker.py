@@ -1,9 +1,9 @@
 """The tree walker: one iterative, depth-first pass over lexbor's tree of a page.
 
 This is the parser's hot loop. It appends text to the current paragraph, marks ``<br>``, counts
-the text of links, does not enter dropped elements (:mod:`quotebound.text.html.tags` says which tag
-is what; a ``<noscript>`` is entered only when :mod:`~quotebound.text.html.noscript` says that a
-browser running scripts shows its text too) and calls into the
+the text of links, does not enter dropped elements (:mod:`quotebound.text.html.tags` says which
+tag is what; a ``<noscript>`` is entered only when :mod:`~quotebound.text.html.noscript` says
+that a browser running scripts shows its text too) nor a permalink's mark, and calls into the
 :class:`~quotebound.text.html.collector.Collector` only where blocks, cells and rare elements
 open or close.
 """
@@ -15,7 +15,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from quotebound.text.html.collector import HEADINGS, Collector
 from quotebound.text.html.folding import BR_MARK
 from quotebound.text.html.noscript import ScriptedCopies
-from quotebound.text.html.tags import BR, CELL, DROP, KIND, KIND_TEXT_ONLY, LINK
+from quotebound.text.html.tags import BR, CELL, DROP, KIND, KIND_TEXT_ONLY, LINK, PERMALINK_MARKS
 
 __all__ = ["walk"]
 
@@ -68,12 +68,19 @@ def walk(tree: LexborHTMLParser, c: Collector) -> None:
                 append(BR_MARK)
             elif kind == LINK:
                 href = node.attributes.get("href")
-                # A heading's link into its own page (Sphinx's back-link to the contents, a
+                # A link into its own page that only marks a permalink (Sphinx's and MkDocs'
+                # "¶", rustdoc's "§") is shown by a stylesheet only while the pointer is on its
+                # heading: a reader never finds it in the page's text, so it is left out. A
+                # heading's link into its own page (Sphinx's back-link to the contents, a
                 # permalink) leads nowhere else: its text is the heading's, not a link list's.
                 if href is None:
                     pass
-                elif c.para_tag in HEADINGS and href.startswith("#"):
-                    if c.roles:
+                elif href.startswith("#") and (
+                    (mark := node.text(deep=True).strip() in PERMALINK_MARKS)
+                    or c.para_tag in HEADINGS
+                ):
+                    descend = not mark
+                    if c.roles and c.para_tag in HEADINGS:
                         c.permalink(href[1:])
                 else:
                     links += 1
