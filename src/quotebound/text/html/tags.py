@@ -60,8 +60,9 @@ KIND = {
     "time": TIME,
 }
 """What the walker does at an element; elements not listed are inline and only descended."""
-PERMALINK_MARKS = frozenset({"¶", "§", "#", "🔗"})
-"""The whole text of a link into its own page that marks a permalink, not content: shown only
-on hover by the generators that write it (Sphinx, MkDocs, rustdoc, Docusaurus)."""
+PERMALINK_MARKS = frozenset({"¶", "§", "#"})
+"""The whole text of a link into its own page that marks a permalink, not content, which the
+generators that write it show only on hover: Sphinx's and MkDocs' "¶", rustdoc's "§", the "#"
+of PostgreSQL's newer documentation ("id_link")."""
 KIND_TEXT_ONLY = {tag: kind for tag, kind in KIND.items() if kind != LINK}
 """The same when no roles are scored: links then need no counting."""
