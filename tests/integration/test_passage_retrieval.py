@@ -18,6 +18,8 @@ from quotebound.interface.runner import run_research
 pytestmark = pytest.mark.integration
 
 BASE = "https://docs.example.org/3.11/"
+MARK = '<a class="headerlink" href="#">¶</a>'
+"""A permalink's mark as Sphinx writes it after a heading or signature."""
 FILLER = [
     "Strings implement all of the common sequence operations, along with the additional "
     "methods described below, and they also support two styles of string formatting.",
@@ -28,13 +30,13 @@ FILLER = [
 ]
 STDTYPES = f"""<!doctype html><html><head><title>Built-in Types</title></head><body>
 <nav><a href="/">Home</a> <a href="/library">Library</a></nav>
-<main><h1>Built-in Types¶</h1><h2>Text Sequence Type — str¶</h2>
+<main><h1>Built-in Types{MARK}</h1><h2>Text Sequence Type — str{MARK}</h2>
 {"".join(f"<p>{p}</p>" for p in FILLER * 3)}
-<h3>String Methods¶</h3>
-<dl><dt>str.removeprefix(prefix, /)¶</dt>
+<h3>String Methods{MARK}</h3>
+<dl><dt>str.removeprefix(prefix, /){MARK}</dt>
 <dd><p>If the string starts with the prefix string, return string[len(prefix):]. Otherwise,
 return a copy of the original string.</p><p>New in version 3.9.</p></dd></dl>
-<dl><dt>str.upper()¶</dt><dd><p>Return a copy of the string with all the cased characters
+<dl><dt>str.upper(){MARK}</dt><dd><p>Return a copy of the string with all the cased characters
 converted to uppercase, which is what most people expect from the method.</p></dd></dl>
 </main></body></html>"""
 STDTYPES_RST = (
@@ -62,11 +64,11 @@ Text Sequence Type --- :class:`str`
    uppercase, which is what most people expect from the method.
 """
 )
-CMDLINE = """<!doctype html><html><head><title>Command line and environment</title></head>
-<body><main><h1>Command line and environment¶</h1><h2>Miscellaneous options¶</h2>
-<dl><dt>-O¶</dt><dd><p>Remove assert statements and any code conditional on the value of
+CMDLINE = f"""<!doctype html><html><head><title>Command line and environment</title></head>
+<body><main><h1>Command line and environment{MARK}</h1><h2>Miscellaneous options{MARK}</h2>
+<dl><dt>-O{MARK}</dt><dd><p>Remove assert statements and any code conditional on the value of
 __debug__. Augment the filename for compiled (bytecode) files.</p></dd></dl>
-<dl><dt>-o file¶</dt><dd><p>This option names the output file of the trace and is only
+<dl><dt>-o file{MARK}</dt><dd><p>This option names the output file of the trace and is only
 read by the tracing tools, never by the interpreter itself.</p></dd></dl>
 <p>Options are read from left to right, and an option given twice keeps its last value,
 which is the usual behaviour of command line options in most programs.</p>

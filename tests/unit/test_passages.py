@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from quotebound.text.page import Block, Page
 from quotebound.text.parsing import parse_page
-from quotebound.text.passages import HeadingIndex, clean_heading, passages, under_heading
+from quotebound.text.passages import HeadingIndex, passages, under_heading
 
 DOC = """<html><head><title>Resource Consumption</title></head><body><main>
-<h1>Resource Consumption¶</h1><h2>Disk¶</h2>
-<dl><dt>temp_file_limit (integer)¶</dt>
+<h1 id=rc>Resource Consumption<a class=headerlink href='#rc'>¶</a></h1>
+<h2 id=disk>Disk<a class=headerlink href='#disk'>¶</a></h2>
+<dl><dt id=tfl>temp_file_limit (integer)<a class=headerlink href='#tfl'>¶</a></dt>
 <dd><p>Specifies the maximum amount of disk space that a process can use for temporary files.
 A transaction attempting to exceed this limit will be canceled.</p></dd></dl>
-<h2>Memory¶</h2><p>Memory settings come next and say how much memory each process may use.</p>
+<h2 id=mem>Memory<a class=headerlink href='#mem'>¶</a></h2>
+<p>Memory settings come next and say how much memory each process may use.</p>
 </main></body></html>"""
 
 
@@ -24,8 +26,13 @@ def test_passages_carry_their_heading_path_and_definition_term() -> None:
     assert HeadingIndex(page).at(offset) == ("Resource Consumption", "Memory")
 
 
-def test_clean_heading_drops_anchor_marks() -> None:
-    assert clean_heading("  1.1. Command   line¶ ") == "1.1. Command line"
+def test_a_heading_reads_as_written_its_permalink_mark_aside() -> None:
+    page = parse_page(
+        "<main><h1 id=c>Learning   C#<a class=headerlink href='#c'>¶</a></h1>"
+        "<dl><dt id=p>%#</dt><dd><p>If the session user is a database superuser, then a #,"
+        " otherwise a &gt;.</p></dd></dl></main>"
+    )
+    assert [p.headings for p in passages(page)] == [("Learning C#", "%#")]
 
 
 def test_passages_come_from_main_blocks_only() -> None:

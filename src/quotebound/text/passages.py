@@ -22,7 +22,6 @@ __all__ = [
     "MAX_PASSAGE_WORDS",
     "HeadingIndex",
     "Passage",
-    "clean_heading",
     "passage_head",
     "passages",
     "under_heading",
@@ -42,7 +41,6 @@ _TERM_LEVEL = 7
 _STARTS = frozenset({"dt"})
 """Block tags that start a passage of their own (an API entry's signature)."""
 _WORD = re.compile(r"\S+")
-_ANCHOR = re.compile(r"\s*[¶§#]\s*$")
 
 
 @dataclass(frozen=True)
@@ -69,11 +67,6 @@ def under_heading(path: str, text: str, *, besides: str = "") -> str:
     return f"{last}: {text}" if last and last != besides else text
 
 
-def clean_heading(text: str) -> str:
-    """A heading as a reader reads it: whitespace folded, a trailing anchor mark (¶) dropped."""
-    return _ANCHOR.sub("", " ".join(text.split()))
-
-
 class HeadingIndex:
     """The heading path in force at any offset of a page's text: the headings above it and the
     definition term (``dt``) whose definitions it is in."""
@@ -91,7 +84,9 @@ class HeadingIndex:
                 continue
             while path and path[-1][0] >= level:
                 path.pop()
-            path.append((level, clean_heading(page.text[block.start : block.end])))
+            # A permalink's mark ("¶") is not in the text (the walker leaves it out); a "#"
+            # that ends a heading is its own ("C#", psql's prompt escape "%#").
+            path.append((level, " ".join(page.text[block.start : block.end].split())))
             self._starts.append(block.start)
             self._paths.append(tuple(h for _, h in path if h))
 
