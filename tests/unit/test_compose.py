@@ -288,6 +288,17 @@ def test_a_heading_underline_is_no_part_of_a_claim() -> None:
         assert finding["quote"] == text
 
 
+def test_a_claim_keeps_a_mark_that_cites_a_section_and_drops_one_that_only_links() -> None:
+    question = "Which section of the widget licence lets me keep a copy for backups?"
+    claim = "Under § 5 and §§ 7-9 of the widget licence you may keep one copy for backups (¶ 2)."
+    for quote in (claim, f"{claim} §", f"{claim} § §"):
+        # A release note's "§" links its commit: a mark the page shows, which cites nothing
+        # the claim says; the section and paragraph it numbers are what the claim cites.
+        finding = _sole_finding(question, "https://widgets.example/licence", "Licence", quote)
+        assert finding["claim"] == claim
+        assert finding["quote"] == quote
+
+
 def test_a_line_of_code_that_ends_in_a_comment_is_a_claim_of_its_own() -> None:
     question = "How do I make a shallow copy of a widget?"
     shallow = "w = widgets.copy(v)  # make a shallow copy of v"

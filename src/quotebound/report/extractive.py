@@ -48,7 +48,9 @@ comment runs to the line's end, so the next line is a statement of its own."""
 _ENDS_SENTENCE = re.compile(r"[.!?…:;][\"'”’)\]]*$")
 """How a sentence ends: its stop, then any closing quotes or brackets."""
 _CLAIM_NOISE = (
-    (re.compile(r"[¶§]"), ""),  # Sphinx and Javadoc anchor marks
+    # A mark that cites no numbered section or paragraph: a link's mark the page shows
+    # (PostgreSQL's release notes link each item's commit with a "§"); "§ 5" and "¶ 2" stay.
+    (re.compile(r"\s*[¶§](?!\s*[¶§]*\s*\d)"), ""),
     (re.compile(r"^\s*(?:[*•·‣▪–-]\s+)+"), ""),  # list bullets, "* - " table rows included
     (re.compile(r"\\(?=[^\w\s])"), ""),  # backslash escapes: "-\>"
     (re.compile(r":[\w:.-]+:`~?([^`<]*?)\s*(?:<[^`]*>)?`"), r"\1"),  # reST roles
@@ -183,7 +185,7 @@ def _claim_spans(quote: str) -> list[tuple[int, int]]:
 def _claim(question: str, item: EvidenceItem, close: dict[tuple[int, int], float]) -> str:
     """The quote's sentence (of those ``close`` holds, in order, each with its closeness in
     meaning to the question) that best answers the question (the shorter claim, then the
-    first, on ties), cleaned of markup and anchor marks so that it reads as a sentence.
+    first, on ties), cleaned of markup so that it reads as a sentence.
 
     Sentences without a URL come first: a claim never cites a page the thread did not fetch,
     so review would reject one that carries a link. Then statements over questions (a FAQ's
