@@ -312,11 +312,13 @@ def test_a_sentence_whose_names_are_links_is_main_a_list_of_links_is_not() -> No
         f"<li><a href=/r{i}>Island school celebrates its hundredth year, number {i}</a></li>"
         for i in range(3)
     )
+    short = "Added support for <a href=/d>ALTER TABLE DROP COLUMN</a>."  # 19 of its own
     page = parse_page(
-        f"<body>{MENU}<article><h1>Release notes</h1>{_paras(*ARTICLE)}<ol><li>{item}</li></ol>"
-        f"</article><div><h3>More news</h3><ul>{related}</ul></div></body>"
+        f"<body>{MENU}<article><h1>Release notes</h1>{_paras(*ARTICLE)}<ol><li>{item}</li>"
+        f"<li>{short}</li></ol></article><div><h3>More news</h3><ul>{related}</ul></div></body>"
     )
     assert _role(page, "Added the verbs") == "main"
+    assert _role(page, "Added support for") == "main"
     assert _role(page, "Island school") == "boilerplate"
 
 

@@ -53,7 +53,7 @@ MEDIA_TYPES = {
 }
 """File suffixes the corpus indexes, and the media type each is read as."""
 
-_INDEX_FORMAT = "13"
+_INDEX_FORMAT = "14"
 _SPAN_BYTES = 150
 """Bytes a page's passage span takes in the cache beside its path's characters: its entry, a
 tuple and two integers."""

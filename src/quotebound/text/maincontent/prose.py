@@ -90,14 +90,17 @@ def kind_of(p: Para) -> int:
     return SHORT
 
 
-_OWN_CHARS = 40
-"""Characters outside links from which a sentence is no link list, however much of it links."""
+_OWN_CHARS = 15
+"""Characters outside links from which a sentence is no link list, however much of it links: a
+few words of its own, as a release note's "Added support for" before the feature it links."""
 
 
 def _says(p: Para) -> bool:
     """Whether a paragraph says something in its own words beside its links: a sentence with
-    :data:`_OWN_CHARS` characters outside them ("Added verbs SQLITE_STATUS_PAGECACHE_SIZE and
-    SQLITE_STATUS_SCRATCH_SIZE to the sqlite3_status() interface.", each name a link)."""
+    :data:`_OWN_CHARS` characters outside them ("Added support for ALTER TABLE DROP COLUMN.",
+    "Added verbs SQLITE_STATUS_PAGECACHE_SIZE and SQLITE_STATUS_SCRATCH_SIZE to the
+    sqlite3_status() interface.", each name a link). A headline in a list of links says
+    nothing of its own."""
     return p.sentence and p.chars - p.links >= _OWN_CHARS and p.tag not in _CELL_TAGS
 
 
