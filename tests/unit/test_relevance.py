@@ -14,6 +14,7 @@ from quotebound.evidence.relevance import (
     RELEVANCE_THRESHOLD,
     TermStats,
     content_terms,
+    key_terms,
     relevance,
     sentence_spans,
     spells_identifiers,
@@ -120,6 +121,19 @@ def test_content_terms_split_identifiers() -> None:
     assert content_terms("copy the tree") == content_terms("copying trees")
     assert content_terms("max_workers") == ["max", "worker"]
     assert content_terms("ThreadPoolExecutor") == ["thread", "pool", "executor"]
+
+
+def test_apostrophes_are_no_quote_marks() -> None:
+    # Two possessives or contractions in one question quote nothing between them: "purchase"
+    # and "query" are what is asked, not phrases the question quotes.
+    assert key_terms("Who pays for the Louvre's purchase of Chardin's painting?") == {
+        "louvr": 3.0,
+        "chardin": 3.0,
+    }
+    assert key_terms("How often does psql's watch re-run the query when I don't give one?") == {}
+    # A quoted title may hold an apostrophe; quoted words still weigh as keys.
+    assert key_terms("In 'Why We're Polarized', what does the author blame?") == {"polar": 3.0}
+    assert key_terms("What does ‘lazy loading’ mean here?") == {"lazi": 3.0, "load": 3.0}
 
 
 def test_a_keyword_named_as_one_is_a_term() -> None:

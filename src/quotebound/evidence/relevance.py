@@ -70,7 +70,10 @@ _NUMERIC = re.compile(r"\d+(?:\.\d+)*")
 _PART = re.compile(r"[A-Za-z]+|\d+")
 _IDENTIFIER = re.compile(r"[._]|[a-z][A-Z]|[A-Za-z]\d|^-")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_QUOTED = re.compile(r"[\"“'‘`]([^\"”'’`]{2,80})[\"”'’`]")
+_QUOTED = re.compile(r"(?<!\w)[\"“'‘`]((?:[^\"”'’`]|(?<=\w)['’](?=\w)){2,80}?)[\"”'’`](?!\w)")
+"""A phrase in quotes. A quote mark opens after no letter and closes before none, and one
+between two letters is an apostrophe ("what's", "Louvre's", "'Why We're Polarized'"): two
+possessives in one question quote nothing."""
 
 _HOW_WORD = re.compile(r"\bhow\s+(?:many|much|long|often|far|big|large|old|soon)\b", re.I)
 """"How many", "how often" ...: the asking, not the subject; the answer's shape stands for it."""
