@@ -33,6 +33,7 @@ from pathlib import Path
 import platformdirs
 
 from quotebound.evidence.candidates import extract_candidates
+from quotebound.text.normalize import without_invisible
 from quotebound.text.page import Page
 from quotebound.text.parsing import parse_page
 
@@ -45,7 +46,9 @@ _LANG = re.compile(rb"<html[^>]*?\blang\s*=\s*[\"']?([a-zA-Z]{2})", re.I)
 
 
 def _norm(text: str) -> str:
-    return " ".join(text.split())
+    """Text as a reader sees it, to compare: soft hyphens and zero-width characters dropped
+    (a browser shows "Mit\u00adtel\u00adal\u00adter" as "Mittelalter"), whitespace folded."""
+    return " ".join(without_invisible(text).split())
 
 
 @dataclass
