@@ -26,6 +26,8 @@ from quotebound.acquisition.passagevectors import fill_vectors
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.evidence import encoder
 from quotebound.storage.filelock import file_lock
+from quotebound.storage.rawstore import parsed_page
+from quotebound.text.passages import passage_head, passages
 from quotebound.tiers import TrustTier
 
 pytestmark = pytest.mark.integration
@@ -422,6 +424,27 @@ async def test_a_snippet_shows_the_first_words_of_the_pages_two_best_passages(
     assert len(shown) == 2
     assert {s.split()[-1] for s in shown} == {"moon.", "quarter."}
     assert "harbour" not in c.snippet
+
+
+async def test_a_word_hyphenated_with_soft_hyphens_is_found_as_a_reader_sees_it(
+    tmp_path: Path,
+) -> None:
+    # Pages hyphenate long words with invisible soft hyphens ("Mit\u00adtel\u00adal\u00adter")
+    # and break them with zero-width spaces; a reader sees one word, and so does the search.
+    root = tmp_path / "h"
+    root.mkdir()
+    (root / "burg.html").write_text(
+        "<html><head><title>Burgen</title></head><body><p>Im Mit\u00adtel\u00adal\u00adter "
+        "bauten die Gra\u200bfen viele Burgen auf den H\u00fcgeln.</p></body></html>"
+    )
+    corpus = make(root, tmp_path)
+    for query in ("Mittelalter", "Grafen"):
+        (c,) = (await corpus.search(query, max_results=5)).candidates
+        assert "Im Mittelalter bauten die Grafen" in c.snippet
+    # The passage the search found is still found in the page as read, soft hyphens and all.
+    page = parsed_page(await corpus.read("burg.html"))
+    assert "\u00ad" in page.text
+    assert [head for _, head in c.passages] == [passage_head(p.text) for p in passages(page)]
 
 
 REFERENCE = {

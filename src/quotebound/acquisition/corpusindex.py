@@ -27,6 +27,7 @@ from quotebound.acquisition.passagevectors import drop_vectors
 from quotebound.errors import ConfigError, FetchError
 from quotebound.storage.bytecache import memoize
 from quotebound.storage.rawstore import RawPage
+from quotebound.text.normalize import without_invisible
 from quotebound.text.page import Page
 from quotebound.text.passages import HEADING_SEPARATOR, passages
 
@@ -53,7 +54,7 @@ MEDIA_TYPES = {
 }
 """File suffixes the corpus indexes, and the media type each is read as."""
 
-_INDEX_FORMAT = "14"
+_INDEX_FORMAT = "15"
 _SPAN_BYTES = 150
 """Bytes a page's passage span takes in the cache beside its path's characters: its entry, a
 tuple and two integers."""
@@ -210,10 +211,18 @@ def refresh_index(
         else:
             counts["added" if row is None else "updated"] += 1
             title, indexed = page.title, 1
+            # Searched as read: without soft hyphens and zero-width characters, which split a
+            # word into tokens ("Mit\u00adtel\u00adal\u00adter" is "Mittelalter").
             db.executemany(
                 "INSERT INTO passages(path, title, heading, body, keys) VALUES (?, ?, ?, ?, ?)",
                 (
-                    (rel, title, HEADING_SEPARATOR.join(p.headings), p.text, option_keys(p.text))
+                    (
+                        rel,
+                        without_invisible(title),
+                        without_invisible(HEADING_SEPARATOR.join(p.headings)),
+                        without_invisible(p.text),
+                        option_keys(p.text),
+                    )
                     for p in passages(parsed)
                 ),
             )
