@@ -260,6 +260,8 @@ def test_fts_query_quotes_every_term() -> None:
         '"near" OR "near magma" OR "near" OR "near magma" OR "near" OR "magma"'
     )
     assert fts_query("the") == '"the"'
+    # A word as a reader sees it, whatever invisible characters a page put in it.
+    assert fts_query("Mit\u00adtel\u00adal\u00adter Gra\u200bfen") == '"mittelalter" OR "grafen"'
 
 
 def test_fts_query_weighs_identifiers_and_options() -> None:

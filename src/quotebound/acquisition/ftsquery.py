@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from quotebound.text.normalize import without_invisible
+
 __all__ = [
     "called_names",
     "code_names",
@@ -139,8 +141,10 @@ def fts_query(text: str) -> str | None:
     and quoted phrases become phrases and options (``-O``) option keys; each counts twice, so
     they weigh most. Every term is a quoted string of word characters, so no user text is ever
     read as FTS5 syntax. Common function words are dropped unless nothing else is left. None
-    when the text has no words.
+    when the text has no words. Soft hyphens and zero-width characters are dropped first, as
+    the index drops them (a later round's query takes words from the quotes it read).
     """
+    text = without_invisible(text)
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))[:_MAX_TERMS]
     if not words:
         return None
