@@ -32,6 +32,10 @@ from quotebound.evidence.questions import QuestionType, answers_shape, fits, que
         ("Who wrote the sqlite3 module?", QuestionType.PERSON),
         ("What is the default timeout?", QuestionType.DEFAULT),
         ("What is the difference between copy and deepcopy?", QuestionType.DIFFERENCE),
+        ("How does deepcopy differ from copy?", QuestionType.DIFFERENCE),
+        # "Different" alone is no comparison asked for.
+        ("Can I move a virtual environment to a different machine?", QuestionType.YES_NO),
+        ("What does zip() do when its inputs have different lengths?", QuestionType.GENERAL),
         ("How do I copy a directory tree?", QuestionType.GENERAL),
         ("When did the mine close?", QuestionType.VERSION),
         # A present-tense "when" asks for a condition; a leading "When I ..." is a clause.
@@ -39,6 +43,9 @@ from quotebound.evidence.questions import QuestionType, answers_shape, fits, que
         ("When COPY writes to a file, can the name be relative?", QuestionType.GENERAL),
         ("Why is ANALYZE recommended after a restore?", QuestionType.REASON),
         ("What is the reason the mine closed?", QuestionType.REASON),
+        # "Why" asks for a reason whatever else the question names.
+        ("Why does json.dumps escape accented letters by default?", QuestionType.REASON),
+        ("Why does max() return None here?", QuestionType.REASON),
         ("Does a plain VACUUM give the space back to the OS?", QuestionType.YES_NO),
         ("Is char(n) faster than text?", QuestionType.YES_NO),
         ("Might a long transaction hold back VACUUM?", QuestionType.YES_NO),

@@ -88,18 +88,26 @@ _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
         False,
         re.compile(_OPENS + r"when\s+(?:did|was|were|has|have|had)\b", re.I),
     ),
+    (
+        QuestionType.REASON,
+        False,
+        # Before the types a word names: "Why does json.dumps escape accents by default?"
+        # asks for a reason, not a default.
+        re.compile(_OPENS + r"why\b|\bwhat\s+(?:is|was)\s+the\s+reason\b", re.I),
+    ),
     (QuestionType.RETURN, False, re.compile(r"\breturns?\b|\byields?\b", re.I)),
     (QuestionType.PERSON, False, re.compile(_OPENS + r"(?:who|whom)\b", re.I)),
     (QuestionType.DEFAULT, False, re.compile(r"\bdefaults?\b", re.I)),
     (
         QuestionType.DIFFERENCE,
         False,
-        re.compile(r"\bdifferen(?:ce|t)\b|\bcompare[sd]?\b|\bvs\.?\b", re.I),
-    ),
-    (
-        QuestionType.REASON,
-        False,
-        re.compile(_OPENS + r"why\b|\bwhat\s+(?:is|was)\s+the\s+reason\b", re.I),
+        # "Different" asks for a difference only as "different from" ("move it to a different
+        # directory" does not).
+        re.compile(
+            r"\bdifferences?\b|\bdiffers?\b|\bdifferent\s+(?:from|than)\b|\bcompare[sd]?\b"
+            r"|\bvs\.?\b",
+            re.I,
+        ),
     ),
     (
         QuestionType.YES_NO,
