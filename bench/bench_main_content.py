@@ -11,10 +11,10 @@ alike):
 The metric is trafilatura's own: each ``with`` snippet found in the extracted text is a true
 positive, each ``without`` snippet found a false positive; sums over all pages give precision,
 recall, accuracy and F1. Snippet and text are compared as a reader sees them, whitespace folded
-and soft hyphens and zero-width characters dropped, for both tools. Also printed: F1 by language (the ``lang``
-attribute), the pages with text but no main block, and how well evidence candidates cover the
-snippets of 5 words or more. Exits non-zero when a target is missed; skips (exit 0) with a
-message when the data set is absent.
+and soft hyphens and zero-width characters dropped, for both tools. Also printed: F1 by
+language (the ``lang`` attribute), the pages with text but no main block, and how well evidence
+candidates cover the snippets of 5 words or more. Exits non-zero when a target is missed; skips
+(exit 0) with a message when the data set is absent.
 
     .venv/bin/python bench/bench_main_content.py [--data PATH] [--no-peer] [--misses N]
 """
