@@ -54,7 +54,7 @@ MEDIA_TYPES = {
 }
 """File suffixes the corpus indexes, and the media type each is read as."""
 
-_INDEX_FORMAT = "15"
+_INDEX_FORMAT = "16"
 _SPAN_BYTES = 150
 """Bytes a page's passage span takes in the cache beside its path's characters: its entry, a
 tuple and two integers."""
@@ -211,20 +211,9 @@ def refresh_index(
         else:
             counts["added" if row is None else "updated"] += 1
             title, indexed = page.title, 1
-            # Searched as read: without soft hyphens and zero-width characters, which split a
-            # word into tokens ("Mit\u00adtel\u00adal\u00adter" is "Mittelalter").
             db.executemany(
                 "INSERT INTO passages(path, title, heading, body, keys) VALUES (?, ?, ?, ?, ?)",
-                (
-                    (
-                        rel,
-                        without_invisible(title),
-                        without_invisible(HEADING_SEPARATOR.join(p.headings)),
-                        without_invisible(p.text),
-                        option_keys(p.text),
-                    )
-                    for p in passages(parsed)
-                ),
+                _passage_rows(rel, title, parsed),
             )
         db.execute(
             "INSERT OR REPLACE INTO docs VALUES (?, ?, ?, ?, ?, ?)",
@@ -235,6 +224,18 @@ def refresh_index(
         _drop_passages(db, rel)
         db.execute("DELETE FROM docs WHERE path = ?", (rel,))
     return IndexStats(removed=len(gone), **counts)
+
+
+def _passage_rows(rel: str, title: str, page: Page) -> Iterator[tuple[str, str, str, str, str]]:
+    """The index rows of a page's passages (path, title, heading path, text, option keys), as a
+    reader sees them: without soft hyphens and zero-width characters, which split a word into
+    tokens ("Mit\u00adtel\u00adal\u00adter" is "Mittelalter"), as
+    :func:`~quotebound.acquisition.ftsquery.fts_query` drops them from a query."""
+    title = without_invisible(title)
+    for p in passages(page):
+        text = without_invisible(p.text)
+        heading = without_invisible(HEADING_SEPARATOR.join(p.headings))
+        yield rel, title, heading, text, option_keys(text)
 
 
 def _drop_passages(db: sqlite3.Connection, path: str) -> None:
