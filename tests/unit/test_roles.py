@@ -167,6 +167,65 @@ def test_a_comment_thread_under_an_article_is_boilerplate() -> None:
         assert _role(page, text) == "boilerplate"
 
 
+POSTS = [
+    "Since the last update my phone only reaches the app store over wifi, never over mobile "
+    "data, and I have already reset the network settings twice without any luck at all.",
+    "Check the background refresh settings once more and look at which apps are allowed to "
+    "use mobile data there; after the update mine had quietly switched the store off.",
+    "That was it: the store had lost its mobile data permission in the update, and with the "
+    "switch turned back on it loads at once, even out on the ferry with one bar of signal.",
+]
+
+
+def test_a_thread_named_comment_with_no_article_beside_it_is_the_content() -> None:
+    # A forum's posts, or a live match's commentary, are classed "comment": with no article
+    # in the region for them to comment on, they are the page's content.
+    thread = "".join(
+        f"<div class=forum-comment><div class=comment-author>user{n}</div>"
+        f"<div class=comment-text><p>{text}</p></div></div>"
+        for n, text in enumerate(POSTS)
+    )
+    page = parse_page(
+        f"<body>{MENU}<main><h1>App store over mobile data</h1>{thread}</main></body>"
+    )
+    for text in POSTS:
+        assert _role(page, text) == "main"
+    assert _role(page, "user1") == "boilerplate"
+    # So inside a wrapper that the page names as comments, item by item.
+    commentary = "".join(
+        f"<div class='match-comment left'><div class=match-comment-time>{n}'</div>"
+        f"<div class=match-comment-body><p>{text}</p></div></div>"
+        for n, text in enumerate(POSTS)
+    )
+    page = parse_page(
+        f"<body>{MENU}<main><div class=match-comments>{commentary}</div></main></body>"
+    )
+    for text in POSTS:
+        assert _role(page, text) == "main"
+    # A test report split into sections classed "--ads" (they hold ad slots) is the report.
+    sections = "".join(
+        f"<section class='report__section report__section--ads'><p>{text}</p></section>"
+        for text in ARTICLE
+    )
+    page = parse_page(f"<body>{MENU}<article class=report>{sections}</article></body>")
+    for text in ARTICLE:
+        assert _role(page, text) == "main"
+
+
+def test_comments_beside_an_article_stay_boilerplate_inside_a_wrapper() -> None:
+    # A comments box that holds most of a short article's region is taken as a wrapper, but
+    # the comments in it still comment on the article beside them.
+    page = parse_page(
+        f"<body><div class=single><p>{ARTICLE[0]}</p><div class=comments>"
+        "<ol class=commentlist>"
+        + "".join(f"<li class=comment><div class=comment-body><p>{t}</p></div></li>" for t in POSTS)
+        + "</ol></div></div></body>"
+    )
+    assert _role(page, ARTICLE[0]) == "main"
+    for text in POSTS:
+        assert _role(page, text) == "boilerplate"
+
+
 SETTINGS = [
     "This setting decides how much is written to the log. The default writes enough to "
     "support archiving and replication, including running read-only queries on a standby.",

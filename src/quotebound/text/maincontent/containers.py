@@ -24,6 +24,7 @@ __all__ = [
     "NEGATIVE",
     "TAG_WEIGHT",
     "Nodes",
+    "boilerplate_words",
     "node_info",
 ]
 
@@ -127,6 +128,12 @@ def _vote(name: str) -> int:
     if _NEGATIVE.search(name):
         return -1
     return 1 if _POSITIVE.search(name) else 0
+
+
+def boilerplate_words(classes: str) -> tuple[str, ...]:
+    """The words of a container's ``class`` attribute (lower-cased) that say boilerplate, in
+    order: "live-match-comment" of "live-match-comment slider-ele left"."""
+    return tuple(name for name in classes.split() if _vote(name) < 0)
 
 
 def node_info(

@@ -16,12 +16,15 @@ region. Inside it, paragraphs are classed as jusText does (good prose, near-good
 :mod:`quotebound.text.maincontent.prose`) and short ones follow their neighbours; containers that
 look like boilerplate (share bars, bylines, related lists, comment threads, captions) stay
 boilerplate, unless captions of one class together hold most of the region (a slideshow told
-in its captions). Prose beside the region in its parent, and a lead just above it, join it. A
-page with text always gets main paragraphs: with no prose anywhere, the best-named or the
-densest text container is main.
+in its captions), or boxes of one kind do with next to no prose beside them (a forum's posts
+classed "comment": no article for them to comment on). Prose beside the region in its parent,
+and a lead just above it, join it. A page with text always gets main paragraphs: with no prose
+anywhere, the best-named or the densest text container is main.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from quotebound.text.maincontent.containers import (
     ARTICLE_TAGS,
@@ -31,6 +34,7 @@ from quotebound.text.maincontent.containers import (
     NEGATIVE,
     TAG_WEIGHT,
     Nodes,
+    boilerplate_words,
 )
 from quotebound.text.maincontent.prose import BAD, GOOD, NEAR, Para, kind_of, lead_like, neighbours
 
@@ -60,6 +64,9 @@ _BODY_BONUS = 20.0
 """What a paragraph of the page's stated JSON-LD ``articleBody`` adds to its score."""
 _CAPTION = "figcaption"
 """A figure's caption: boilerplate beside an article, the story itself in a slideshow."""
+_FREE_PROSE = 0.05
+"""Boxes that a class word names boilerplate ("comment") and that together hold most of the
+region are its content only when the prose beside them is less than this share of theirs."""
 _LINK_LIST = 0.5
 """A paragraph at least this share link text is a link list: boilerplate."""
 
@@ -270,23 +277,47 @@ def _within(parent: list[int], node: int, ancestor: int) -> bool:
     return node == ancestor
 
 
-def _caption_chars(
-    nodes: Nodes, flags: list[int], roots: set[int], chars: list[int]
-) -> dict[str, int]:
-    """Characters of the figure captions in the region, summed by class: those under no other
-    boilerplate-looking box (a related list's teaser captions are not the story), each counted
-    once."""
+def _kind(nodes: Nodes, i: int) -> tuple[str, str] | None:
+    """What makes a boilerplate-looking box one of a group: a caption by its class, another box
+    by its tag and the class words that say boilerplate; None for a box only its tag or ARIA
+    role marks."""
+    if nodes.tag[i] == _CAPTION:
+        return _CAPTION, nodes.classes[i]
+    words = boilerplate_words(nodes.classes[i])
+    return (nodes.tag[i], " ".join(words)) if words else None
+
+
+def _measures(
+    nodes: Nodes,
+    flags: list[int],
+    chars: list[int],
+    tops: Iterable[int],
+    last: list[int],
+    free: list[int],
+) -> tuple[dict[tuple[str, str], int], int]:
+    """Of a scope (the region's roots, or a box inside it taken as a wrapper): the characters of
+    its outermost boilerplate-looking boxes (under no other), summed by kind (:func:`_kind`),
+    and the characters of the prose paragraphs under none of them (``free``: each node's own)."""
     parent = nodes.parent
-    inside = [False] * len(parent)  # in the region, under no boilerplate-looking box
-    out: dict[str, int] = {}
-    for i, up in enumerate(parent):
-        free = i in roots or (up >= 0 and inside[up])
-        if free and i not in roots and flags[i] & (NEGATIVE | HIDDEN):
-            if nodes.tag[i] == _CAPTION and not flags[i] & HIDDEN:
-                out[nodes.classes[i]] = out.get(nodes.classes[i], 0) + chars[i]
-            free = False
-        inside[i] = free
-    return out
+    groups: dict[tuple[str, str], int] = {}
+    prose = 0
+    boxed = NEGATIVE | HIDDEN
+    for top in tops:
+        prose += free[top]
+        under = {top: False}
+        for j in range(top + 1, last[top] + 1):
+            up = parent[j]
+            hidden = under[up] or (up != top and bool(flags[up] & boxed))
+            under[j] = hidden
+            if hidden:
+                continue
+            if flags[j] & boxed:
+                kind = _kind(nodes, j)
+                if kind is not None and not flags[j] & HIDDEN:
+                    groups[kind] = groups.get(kind, 0) + chars[j]
+            else:
+                prose += free[j]
+    return groups, prose
 
 
 def _clean(
@@ -302,12 +333,57 @@ def _clean(
     prose paragraphs beside it under its grandparent (of the stated article body, if there is
     one)."""
     parent = nodes.parent
+    n = len(parent)
     region_chars = sum(chars[r] for r in roots) or 1
     around = {_up(parent, r, _BESIDE_LEVELS) for r in roots if parent[r] >= 0}
-    captions = _caption_chars(nodes, flags, roots, chars)
+    last = list(range(n))  # each node's last descendant: a subtree is a run of nodes
+    for i in range(n - 1, -1, -1):
+        if parent[i] >= 0:
+            last[parent[i]] = max(last[parent[i]], last[i])
+    free = [0] * n  # each node's own prose paragraphs, in characters
+    for p in paras:
+        if p.node >= 0 and p.chars >= _MIN_CHARS and p.links * 2 < p.chars:
+            free[p.node] += p.chars
+    measured: dict[int, tuple[dict[tuple[str, str], int], int]] = {}
+
+    def share(i: int, scope: int) -> int:
+        """The characters of the boxes of the kind of box ``i`` in ``scope`` (-1: the region)."""
+        kind = _kind(nodes, i)
+        if kind is None or (kind[0] == _CAPTION and scope >= 0):
+            return 0
+        if scope not in measured:
+            tops = roots if scope < 0 else (scope,)
+            measured[scope] = _measures(nodes, flags, chars, tops, last, free)
+        return measured[scope][0].get(kind, 0)
+
+    def content(i: int, scope: int) -> bool:
+        """Whether the boilerplate-looking box ``i`` of the region, in ``scope`` (the region, -1,
+        or a box of it taken as a wrapper), is content by the boxes of its kind beside it."""
+        total = share(i, scope)
+        if total * 2 < (region_chars if scope < 0 else chars[scope]):
+            return False
+        if nodes.tag[i] == _CAPTION:
+            return True
+        if -1 not in measured:
+            measured[-1] = _measures(nodes, flags, chars, roots, last, free)
+        return measured[-1][1] < _FREE_PROSE * total
+
     # 0: outside; 1: in the region; 2: under a boilerplate container; 3: beside the region.
-    state = [0] * len(parent)
-    for i in range(len(parent)):
+    state = [0] * n
+    scopes = [-1] * n  # the box taken as a wrapper that a node lies in (-1: the region)
+    told = [False] * n  # whether a box so taken is content by its kind, not alone
+
+    def taken(i: int, scope: int) -> bool | None:
+        """Whether the boilerplate-looking box ``i`` of the region, in ``scope``, is taken as a
+        wrapper (False), as content (True), or not at all (None: boilerplate)."""
+        inside_content = scope >= 0 and told[scope]
+        if chars[i] * 2 >= region_chars:
+            return inside_content
+        if inside_content:
+            return True if max(chars[i], share(i, scope)) * 2 >= chars[scope] else None
+        return True if content(i, scope) else None
+
+    for i in range(n):
         up = parent[i]
         outer = state[up] if up >= 0 else 0
         if i in roots:
@@ -316,15 +392,23 @@ def _clean(
             state[i] = 3
         elif outer:
             # Inside the region a boilerplate-looking container that holds most of it is more
-            # likely a misnamed wrapper, and captions of one class that together do are a
-            # slideshow's story; beside the region it never joins. Class words (a thread of
-            # "comment" boxes) are taken at their word, however many.
-            share = captions.get(nodes.classes[i], 0) if nodes.tag[i] == _CAPTION else 0
-            most = max(chars[i], share) * 2
-            boiler = flags[i] & HIDDEN or (
-                flags[i] & NEGATIVE and (outer == 3 or most < region_chars)
-            )
-            state[i] = 2 if outer == 2 or boiler else outer
+            # likely a misnamed wrapper; so are boxes of one kind that together hold most of
+            # the region or of such a wrapper, with next to no prose beside them in the region
+            # (a forum's posts or a live match's commentary named "comment": no article for
+            # them to comment on), and captions of one class that together hold most of the
+            # region, whatever prose is beside them (a slideshow's story). Inside boxes so taken
+            # as content, a box that holds most of its box is content too. Beside the region
+            # none joins.
+            scope = scopes[up]
+            scopes[i] = scope
+            if outer == 2 or flags[i] & HIDDEN or (flags[i] & NEGATIVE and outer == 3):
+                state[i] = 2
+            elif not flags[i] & NEGATIVE:
+                state[i] = outer
+            elif (as_content := taken(i, scope)) is None:
+                state[i] = 2
+            else:
+                state[i], scopes[i], told[i] = 1, i, as_content
     main = [False] * len(paras)
     kinds: list[tuple[int, int]] = []  # (paragraph index, kind) of the paragraphs in reach
     for k, p in enumerate(paras):
