@@ -10,11 +10,11 @@ alike):
 
 The metric is trafilatura's own: each ``with`` snippet found in the extracted text is a true
 positive, each ``without`` snippet found a false positive; sums over all pages give precision,
-recall, accuracy and F1. Snippet and text are compared as a reader sees them, whitespace folded
-and soft hyphens and zero-width characters dropped, for both tools. Also printed: F1 by
-language (the ``lang`` attribute), the pages with text but no main block, and how well evidence
-candidates cover the snippets of 5 words or more. Exits non-zero when a target is missed; skips
-(exit 0) with a message when the data set is absent.
+recall, accuracy and F1. Snippet and text are compared as a reader sees them, whitespace folded,
+letters composed (NFC) and soft hyphens and zero-width characters dropped, for both tools. Also
+printed: F1 by language (the ``lang`` attribute), the pages with text but no main block, and how
+well evidence candidates cover the snippets of 5 words or more. Exits non-zero when a target is
+missed; skips (exit 0) with a message when the data set is absent.
 
     .venv/bin/python bench/bench_main_content.py [--data PATH] [--no-peer] [--misses N]
 """
@@ -34,7 +34,7 @@ from pathlib import Path
 import platformdirs
 
 from quotebound.evidence.candidates import extract_candidates
-from quotebound.text.normalize import without_invisible
+from quotebound.text.normalize import as_seen
 from quotebound.text.page import Page
 from quotebound.text.parsing import parse_page
 
@@ -47,9 +47,10 @@ _LANG = re.compile(rb"<html[^>]*?\blang\s*=\s*[\"']?([a-zA-Z]{2})", re.I)
 
 
 def _norm(text: str) -> str:
-    """Text as a reader sees it, to compare: soft hyphens and zero-width characters dropped
-    (a browser shows "Mit\u00adtel\u00adal\u00adter" as "Mittelalter"), whitespace folded."""
-    return " ".join(without_invisible(text).split())
+    """Text as a reader sees it, to compare: letters composed, soft hyphens and zero-width
+    characters dropped (a browser shows "Mit\u00adtel\u00adal\u00adter" as "Mittelalter"),
+    whitespace folded."""
+    return " ".join(as_seen(text).split())
 
 
 @dataclass

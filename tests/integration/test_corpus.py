@@ -6,6 +6,7 @@ import hashlib
 import os
 import threading
 import time
+import unicodedata
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
@@ -428,7 +429,7 @@ async def test_a_snippet_shows_the_first_words_of_the_pages_two_best_passages(
     assert "harbour" not in c.snippet
 
 
-async def test_a_word_hyphenated_with_soft_hyphens_is_found_as_a_reader_sees_it(
+async def test_words_hyphenated_or_decomposed_are_found_as_a_reader_sees_them(
     tmp_path: Path,
 ) -> None:
     # Pages hyphenate long words with invisible soft hyphens ("Mit\u00adtel\u00adal\u00adter")
@@ -437,12 +438,17 @@ async def test_a_word_hyphenated_with_soft_hyphens_is_found_as_a_reader_sees_it(
     root.mkdir()
     (root / "burg.html").write_text(
         "<html><head><title>Burgen</title></head><body><p>Im Mit\u00adtel\u00adal\u00adter "
-        "bauten die Gra\u200bfen viele Burgen auf den H\u00fcgeln.</p></body></html>"
+        "bauten die Gra\u200bfen viele Burgen auf den H\u00fcgeln.</p>"
+        # Decomposed letters (NFD: Hangul as its jamo, as macOS writes it) read as composed.
+        + unicodedata.normalize("NFD", "<p>서울의 성곽은 조선 시대에 세워졌다.</p>")
+        + "</body></html>"
     )
     corpus = make(root, tmp_path)
     for query in ("Mittelalter", "Grafen"):
         (c,) = (await corpus.search(query, max_results=5)).candidates
         assert "Im Mittelalter bauten die Grafen" in c.snippet
+    (c,) = (await corpus.search("서울의 성곽", max_results=5)).candidates
+    assert "서울의 성곽은" in c.snippet
     # The passage the search found is still found in the page as read, soft hyphens and all.
     page = parsed_page(await corpus.read("burg.html"))
     assert "\u00ad" in page.text

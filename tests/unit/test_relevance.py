@@ -377,3 +377,13 @@ def test_soft_hyphens_and_zero_width_characters_are_not_part_of_a_word() -> None
     assert content_terms(hyphenated) == content_terms(plain)
     question = "What did Massy sell, and were the transactions in cash?"
     assert relevance(question, hyphenated) == relevance(question, plain) > 0
+
+
+def test_a_letter_and_its_combining_mark_are_one_letter() -> None:
+    # Some pages write "für" as "u" and a combining diaeresis (NFD); a reader sees "ü".
+    decomposed = "Gru\u0308nde fu\u0308r die Scho\u0308nheit der Stra\u00dfe"
+    composed = "Gr\u00fcnde f\u00fcr die Sch\u00f6nheit der Stra\u00dfe"
+    assert content_terms(decomposed) == content_terms(composed)
+    assert relevance("Gründe für Schönheit", decomposed) == relevance(
+        "Gründe für Schönheit", composed
+    )

@@ -27,7 +27,7 @@ from quotebound.acquisition.passagevectors import drop_vectors
 from quotebound.errors import ConfigError, FetchError
 from quotebound.storage.bytecache import memoize
 from quotebound.storage.rawstore import RawPage
-from quotebound.text.normalize import without_invisible
+from quotebound.text.normalize import as_seen
 from quotebound.text.page import Page
 from quotebound.text.passages import HEADING_SEPARATOR, passages
 
@@ -54,7 +54,7 @@ MEDIA_TYPES = {
 }
 """File suffixes the corpus indexes, and the media type each is read as."""
 
-_INDEX_FORMAT = "17"
+_INDEX_FORMAT = "18"
 _SPAN_BYTES = 150
 """Bytes a page's passage span takes in the cache beside its path's characters: its entry, a
 tuple and two integers."""
@@ -228,13 +228,14 @@ def refresh_index(
 
 def _passage_rows(rel: str, title: str, page: Page) -> Iterator[tuple[str, str, str, str, str]]:
     """The index rows of a page's passages (path, title, heading path, text, option keys), as a
-    reader sees them: without soft hyphens and zero-width characters, which split a word into
-    tokens ("Mit\u00adtel\u00adal\u00adter" is "Mittelalter"), as
-    :func:`~quotebound.acquisition.ftsquery.fts_query` drops them from a query."""
-    title = without_invisible(title)
+    reader sees them (:func:`~quotebound.text.normalize.as_seen`): without soft hyphens and
+    zero-width characters, which split a word into tokens ("Mit\u00adtel\u00adal\u00adter" is
+    "Mittelalter"), and with letters composed, as
+    :func:`~quotebound.acquisition.ftsquery.fts_query` reads a query."""
+    title = as_seen(title)
     for p in passages(page):
-        text = without_invisible(p.text)
-        heading = without_invisible(HEADING_SEPARATOR.join(p.headings))
+        text = as_seen(p.text)
+        heading = as_seen(HEADING_SEPARATOR.join(p.headings))
         yield rel, title, heading, text, option_keys(text)
 
 

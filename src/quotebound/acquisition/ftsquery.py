@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from quotebound.text.normalize import without_invisible
+from quotebound.text.normalize import as_seen
 
 __all__ = [
     "called_names",
@@ -141,10 +141,10 @@ def fts_query(text: str) -> str | None:
     and quoted phrases become phrases and options (``-O``) option keys; each counts twice, so
     they weigh most. Every term is a quoted string of word characters, so no user text is ever
     read as FTS5 syntax. Common function words are dropped unless nothing else is left. None
-    when the text has no words. Soft hyphens and zero-width characters are dropped first, as
-    the index drops them (a later round's query takes words from the quotes it read).
+    when the text has no words. The text is read as a reader sees it first, as the index reads
+    its passages (a later round's query takes words from the quotes it read).
     """
-    text = without_invisible(text)
+    text = as_seen(text)
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))[:_MAX_TERMS]
     if not words:
         return None

@@ -18,7 +18,7 @@ from enum import Enum
 from functools import lru_cache
 
 from quotebound.evidence.relevance import AUXILIARIES, content_terms
-from quotebound.text.normalize import without_invisible
+from quotebound.text.normalize import as_seen
 
 __all__ = ["QuestionType", "answers_shape", "fits", "question_type"]
 
@@ -279,7 +279,7 @@ def answers_shape(question: str, text: str) -> bool:
     kind, demanded = _classified(question)
     if not demanded:
         return True
-    text = without_invisible(text)  # "apart\u00adments" is "apartments"
+    text = as_seen(text)  # "apart\u00adments" is "apartments"
     counted = _counted(question) if kind is QuestionType.COUNT else frozenset()
     if not counted:
         measured = kind is QuestionType.COUNT and _MEASURED.search(question) is not None
@@ -294,4 +294,4 @@ def answers_shape(question: str, text: str) -> bool:
 def fits(kind: QuestionType, text: str) -> bool:
     """Whether ``text`` has the shape of an answer to a question of type ``kind``."""
     shape = _SHAPES.get(kind)
-    return shape is not None and shape.search(without_invisible(text)) is not None
+    return shape is not None and shape.search(as_seen(text)) is not None

@@ -24,7 +24,7 @@ from itertools import pairwise
 import snowballstemmer
 
 from quotebound.text.names import is_name, is_particle
-from quotebound.text.normalize import without_invisible
+from quotebound.text.normalize import as_seen
 
 __all__ = [
     "AUXILIARIES",
@@ -255,9 +255,10 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 def content_terms(text: str) -> list[str]:
     """Content terms of ``text`` in order, with repeats.
 
-    Zero-width characters and soft hyphens are not part of a word ("lunch\u00ades" is
-    "lunches"). Stopwords (but a keyword named as one: "the for loop") and single letters are
-    dropped, words are lower-cased and Snowball-stemmed, numbers (``3.12``, ``30``) and options
+    Words are read as a reader sees them: zero-width characters and soft hyphens are not part
+    of a word ("lunch\u00ades" is "lunches"), and a letter and its combining mark are one.
+    Stopwords (but a keyword named as one: "the for loop") and single letters are dropped,
+    words are lower-cased and Snowball-stemmed, numbers (``3.12``, ``30``) and options
     (``-O``, ``--help``) are kept whole, and identifiers (``copy.deepcopy``, ``max_workers``,
     ``ThreadPoolExecutor``) are split into their parts.
     """
@@ -273,7 +274,7 @@ small in bytes."""
 @lru_cache(maxsize=4096)
 def _terms(text: str) -> tuple[str, ...]:
     out: list[str] = []
-    tokens = _TOKEN.findall(without_invisible(text))
+    tokens = _TOKEN.findall(as_seen(text))
     for at, token in enumerate(tokens):
         if _NUMERIC.fullmatch(token) or _OPTION.match(token):
             out.append(token)

@@ -25,10 +25,10 @@ from operator import ne
 
 __all__ = [
     "NormalizedText",
+    "as_seen",
     "normalize_text",
     "normalize_with_offsets",
     "strip_quote_decorations",
-    "without_invisible",
 ]
 
 _INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
@@ -256,10 +256,12 @@ def normalize_text(text: str) -> str:
 _DROP_INVISIBLE = str.maketrans(dict.fromkeys(_INVISIBLE))
 
 
-def without_invisible(text: str) -> str:
-    """``text`` without its zero-width characters and soft hyphens: the words as a reader sees
-    them ("pre\u00adpared" is "prepared"). Offsets change; for terms, not for quoting."""
-    return text.translate(_DROP_INVISIBLE)
+def as_seen(text: str) -> str:
+    """``text`` as a reader sees it: its letters composed (NFC: "u" and a combining diaeresis,
+    as some pages write "für", are the one letter "ü" they show) and its zero-width characters
+    and soft hyphens dropped ("pre\u00adpared" is "prepared"). Offsets change; for terms, not
+    for quoting."""
+    return unicodedata.normalize("NFC", text).translate(_DROP_INVISIBLE)
 
 
 def strip_quote_decorations(normalized_quote: str) -> str:

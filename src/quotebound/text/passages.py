@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from quotebound.text.normalize import without_invisible
+from quotebound.text.normalize import as_seen
 from quotebound.text.page import Block, Page
 
 __all__ = [
@@ -55,10 +55,10 @@ class Passage:
 
 
 def passage_head(text: str) -> str:
-    """The first ``HEAD_CHARS`` characters of a passage with whitespace folded and invisible
-    characters dropped (the index holds its passages so): enough to find the passage again in
-    the page it came from."""
-    return " ".join(without_invisible(text).split())[:HEAD_CHARS]
+    """The first ``HEAD_CHARS`` characters of a passage as a reader sees it, whitespace folded
+    (the index holds its passages so): enough to find the passage again in the page it came
+    from."""
+    return " ".join(as_seen(text).split())[:HEAD_CHARS]
 
 
 def under_heading(path: str, text: str, *, besides: str = "") -> str:
