@@ -24,8 +24,6 @@ anywhere, the best-named or the densest text container is main.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from quotebound.text.maincontent.containers import (
     ARTICLE_TAGS,
     BODY,
@@ -287,37 +285,86 @@ def _kind(nodes: Nodes, i: int) -> tuple[str, str] | None:
     return (nodes.tag[i], " ".join(words)) if words else None
 
 
-def _measures(
-    nodes: Nodes,
-    flags: list[int],
-    chars: list[int],
-    tops: Iterable[int],
-    last: list[int],
-    free: list[int],
-) -> tuple[dict[tuple[str, str], int], int]:
-    """Of a scope (the region's roots, or a box inside it taken as a wrapper): the characters of
-    its outermost boilerplate-looking boxes (under no other), summed by kind (:func:`_kind`),
-    and the characters of the prose paragraphs under none of them (``free``: each node's own)."""
-    parent = nodes.parent
-    groups: dict[tuple[str, str], int] = {}
-    prose = 0
-    boxed = NEGATIVE | HIDDEN
-    for top in tops:
-        prose += free[top]
-        under = {top: False}
-        for j in range(top + 1, last[top] + 1):
-            up = parent[j]
-            hidden = under[up] or (up != top and bool(flags[up] & boxed))
-            under[j] = hidden
-            if hidden:
-                continue
-            if flags[j] & boxed:
-                kind = _kind(nodes, j)
-                if kind is not None and not flags[j] & HIDDEN:
-                    groups[kind] = groups.get(kind, 0) + chars[j]
-            else:
-                prose += free[j]
-    return groups, prose
+class _Wrappers:
+    """Which boilerplate-looking boxes inside a page's main region are its content, asked of
+    each box top down (parents first): one that holds most of the region alone is a misnamed
+    wrapper; boxes of one kind (:func:`_kind`) that together hold most of the region, or of a
+    box taken so, are content when the region holds next to no prose beside them (a forum's
+    posts or a live match's commentary named "comment": no article for them to comment on),
+    and captions of one class whatever prose is beside them (a slideshow's story); inside boxes
+    taken as content, a box that holds most of its box is content too."""
+
+    def __init__(
+        self, nodes: Nodes, flags: list[int], paras: list[Para], roots: set[int], chars: list[int]
+    ) -> None:
+        n = len(nodes.parent)
+        self._nodes, self._flags, self._roots, self._chars = nodes, flags, roots, chars
+        self._region = sum(chars[r] for r in roots) or 1
+        self._last = list(range(n))  # each node's last descendant: a subtree is a run of nodes
+        for i in range(n - 1, -1, -1):
+            if nodes.parent[i] >= 0:
+                self._last[nodes.parent[i]] = max(self._last[nodes.parent[i]], self._last[i])
+        self._free = [0] * n  # each node's own prose paragraphs, in characters
+        for p in paras:
+            if p.node >= 0 and p.chars >= _MIN_CHARS and p.links * 2 < p.chars:
+                self._free[p.node] += p.chars
+        self._measured: dict[int, tuple[dict[tuple[str, str], int], int]] = {}
+        self._told = [False] * n  # whether a box taken is content by its kind, not alone
+
+    def taken(self, i: int, scope: int) -> bool:
+        """Whether the boilerplate-looking box ``i`` of the region, in ``scope`` (the box taken
+        that it lies in, -1 for none), is taken: then it is the scope of the boxes under it."""
+        chars = self._chars
+        inside = scope >= 0 and self._told[scope]
+        if chars[i] * 2 >= self._region:
+            self._told[i] = inside
+            return True
+        if inside:
+            self._told[i] = max(chars[i], self._share(i, scope)) * 2 >= chars[scope]
+        else:
+            self._told[i] = self._content(i, scope)
+        return self._told[i]
+
+    def _share(self, i: int, scope: int) -> int:
+        """The characters of the boxes of the kind of box ``i`` in ``scope``."""
+        kind = _kind(self._nodes, i)
+        if kind is None or (kind[0] == _CAPTION and scope >= 0):
+            return 0
+        return self._measures(scope)[0].get(kind, 0)
+
+    def _content(self, i: int, scope: int) -> bool:
+        """Whether box ``i`` is content by the boxes of its kind beside it in ``scope``."""
+        total = self._share(i, scope)
+        if total * 2 < (self._region if scope < 0 else self._chars[scope]):
+            return False
+        return self._nodes.tag[i] == _CAPTION or self._measures(-1)[1] < _FREE_PROSE * total
+
+    def _measures(self, scope: int) -> tuple[dict[tuple[str, str], int], int]:
+        """Of a scope: the characters of its outermost boilerplate-looking boxes (under no
+        other), summed by kind, and the characters of the prose paragraphs under none of them."""
+        if scope in self._measured:
+            return self._measured[scope]
+        parent, flags = self._nodes.parent, self._flags
+        groups: dict[tuple[str, str], int] = {}
+        prose = 0
+        boxed = NEGATIVE | HIDDEN
+        for top in self._roots if scope < 0 else (scope,):
+            prose += self._free[top]
+            under = {top: False}
+            for j in range(top + 1, self._last[top] + 1):
+                up = parent[j]
+                hidden = under[up] or (up != top and bool(flags[up] & boxed))
+                under[j] = hidden
+                if hidden:
+                    continue
+                if flags[j] & boxed:
+                    kind = _kind(self._nodes, j)
+                    if kind is not None and not flags[j] & HIDDEN:
+                        groups[kind] = groups.get(kind, 0) + self._chars[j]
+                else:
+                    prose += self._free[j]
+        self._measured[scope] = groups, prose
+        return groups, prose
 
 
 def _clean(
@@ -334,55 +381,11 @@ def _clean(
     one)."""
     parent = nodes.parent
     n = len(parent)
-    region_chars = sum(chars[r] for r in roots) or 1
+    wrappers = _Wrappers(nodes, flags, paras, roots, chars)
     around = {_up(parent, r, _BESIDE_LEVELS) for r in roots if parent[r] >= 0}
-    last = list(range(n))  # each node's last descendant: a subtree is a run of nodes
-    for i in range(n - 1, -1, -1):
-        if parent[i] >= 0:
-            last[parent[i]] = max(last[parent[i]], last[i])
-    free = [0] * n  # each node's own prose paragraphs, in characters
-    for p in paras:
-        if p.node >= 0 and p.chars >= _MIN_CHARS and p.links * 2 < p.chars:
-            free[p.node] += p.chars
-    measured: dict[int, tuple[dict[tuple[str, str], int], int]] = {}
-
-    def share(i: int, scope: int) -> int:
-        """The characters of the boxes of the kind of box ``i`` in ``scope`` (-1: the region)."""
-        kind = _kind(nodes, i)
-        if kind is None or (kind[0] == _CAPTION and scope >= 0):
-            return 0
-        if scope not in measured:
-            tops = roots if scope < 0 else (scope,)
-            measured[scope] = _measures(nodes, flags, chars, tops, last, free)
-        return measured[scope][0].get(kind, 0)
-
-    def content(i: int, scope: int) -> bool:
-        """Whether the boilerplate-looking box ``i`` of the region, in ``scope`` (the region, -1,
-        or a box of it taken as a wrapper), is content by the boxes of its kind beside it."""
-        total = share(i, scope)
-        if total * 2 < (region_chars if scope < 0 else chars[scope]):
-            return False
-        if nodes.tag[i] == _CAPTION:
-            return True
-        if -1 not in measured:
-            measured[-1] = _measures(nodes, flags, chars, roots, last, free)
-        return measured[-1][1] < _FREE_PROSE * total
-
     # 0: outside; 1: in the region; 2: under a boilerplate container; 3: beside the region.
     state = [0] * n
-    scopes = [-1] * n  # the box taken as a wrapper that a node lies in (-1: the region)
-    told = [False] * n  # whether a box so taken is content by its kind, not alone
-
-    def taken(i: int, scope: int) -> bool | None:
-        """Whether the boilerplate-looking box ``i`` of the region, in ``scope``, is taken as a
-        wrapper (False), as content (True), or not at all (None: boilerplate)."""
-        inside_content = scope >= 0 and told[scope]
-        if chars[i] * 2 >= region_chars:
-            return inside_content
-        if inside_content:
-            return True if max(chars[i], share(i, scope)) * 2 >= chars[scope] else None
-        return True if content(i, scope) else None
-
+    scopes = [-1] * n  # the box taken (:class:`_Wrappers`) that a node lies in, -1 for none
     for i in range(n):
         up = parent[i]
         outer = state[up] if up >= 0 else 0
@@ -391,24 +394,17 @@ def _clean(
         elif i in around and not outer:
             state[i] = 3
         elif outer:
-            # Inside the region a boilerplate-looking container that holds most of it is more
-            # likely a misnamed wrapper; so are boxes of one kind that together hold most of
-            # the region or of such a wrapper, with next to no prose beside them in the region
-            # (a forum's posts or a live match's commentary named "comment": no article for
-            # them to comment on), and captions of one class that together hold most of the
-            # region, whatever prose is beside them (a slideshow's story). Inside boxes so taken
-            # as content, a box that holds most of its box is content too. Beside the region
-            # none joins.
-            scope = scopes[up]
-            scopes[i] = scope
+            # Inside the region a boilerplate-looking container may be a misnamed wrapper or
+            # the content itself (:class:`_Wrappers`); beside the region none joins.
+            scopes[i] = scopes[up]
             if outer == 2 or flags[i] & HIDDEN or (flags[i] & NEGATIVE and outer == 3):
                 state[i] = 2
             elif not flags[i] & NEGATIVE:
                 state[i] = outer
-            elif (as_content := taken(i, scope)) is None:
-                state[i] = 2
+            elif wrappers.taken(i, scopes[up]):
+                state[i], scopes[i] = 1, i
             else:
-                state[i], scopes[i], told[i] = 1, i, as_content
+                state[i] = 2
     main = [False] * len(paras)
     kinds: list[tuple[int, int]] = []  # (paragraph index, kind) of the paragraphs in reach
     for k, p in enumerate(paras):
