@@ -177,39 +177,41 @@ POSTS = [
 ]
 
 
-def test_a_thread_named_comment_with_no_article_beside_it_is_the_content() -> None:
-    # A forum's posts, or a live match's commentary, are classed "comment": with no article
-    # in the region for them to comment on, they are the page's content.
-    thread = "".join(
-        f"<div class=forum-comment><div class=comment-author>user{n}</div>"
-        f"<div class=comment-text><p>{text}</p></div></div>"
-        for n, text in enumerate(POSTS)
-    )
-    page = parse_page(
-        f"<body>{MENU}<main><h1>App store over mobile data</h1>{thread}</main></body>"
-    )
-    for text in POSTS:
+FORUM = "".join(
+    f"<div class=forum-comment><div class=comment-author>user{n}</div>"
+    f"<div class=comment-text><p>{text}</p></div></div>"
+    for n, text in enumerate(POSTS)
+)
+COMMENTARY = "".join(
+    f"<div class='match-comment left'><div class=match-comment-time>{n}'</div>"
+    f"<div class=match-comment-body><p>{text}</p></div></div>"
+    for n, text in enumerate(POSTS)
+)
+REPORT = "<p>Our verdict on the ferry's new engine, in short.</p>" + "".join(
+    f"<section class='report__section report__section--ads'><p>{text}</p></section>"
+    for text in [*ARTICLE, *POSTS]
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "texts", "furniture"),
+    [
+        (f"<main><h1>App store over mobile data</h1>{FORUM}</main>", POSTS, "user1"),
+        (f"<main><div class=match-comments>{COMMENTARY}</div></main>", POSTS, "2'"),
+        (f"<article class=report>{REPORT}</article>", [*ARTICLE, *POSTS], "Sport"),
+    ],
+    ids=["forum-posts", "commentary-in-a-comments-wrapper", "report-sections-named-ads"],
+)
+def test_boxes_named_boilerplate_with_no_article_beside_them_are_the_content(
+    body: str, texts: list[str], furniture: str
+) -> None:
+    # A forum's posts and a live match's commentary are classed "comment", a test report's
+    # sections "--ads" (they hold ad slots): with no article in the region for them to
+    # comment on, they are the page's content; their authors and times stay furniture.
+    page = parse_page(f"<body>{MENU}{body}</body>")
+    for text in texts:
         assert _role(page, text) == "main"
-    assert _role(page, "user1") == "boilerplate"
-    # So inside a wrapper that the page names as comments, item by item.
-    commentary = "".join(
-        f"<div class='match-comment left'><div class=match-comment-time>{n}'</div>"
-        f"<div class=match-comment-body><p>{text}</p></div></div>"
-        for n, text in enumerate(POSTS)
-    )
-    page = parse_page(
-        f"<body>{MENU}<main><div class=match-comments>{commentary}</div></main></body>"
-    )
-    for text in POSTS:
-        assert _role(page, text) == "main"
-    # A test report split into sections classed "--ads" (they hold ad slots) is the report.
-    sections = "".join(
-        f"<section class='report__section report__section--ads'><p>{text}</p></section>"
-        for text in ARTICLE
-    )
-    page = parse_page(f"<body>{MENU}<article class=report>{sections}</article></body>")
-    for text in ARTICLE:
-        assert _role(page, text) == "main"
+    assert _role(page, furniture) == "boilerplate"
 
 
 def test_comments_beside_an_article_stay_boilerplate_inside_a_wrapper() -> None:
