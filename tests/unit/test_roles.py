@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from quotebound.text.maincontent import roles
 from quotebound.text.page import Page
 from quotebound.text.parsing import parse_page
 
@@ -474,6 +475,36 @@ def test_hostile_shapes_stay_linear_and_keep_main() -> None:
     paras = _paras(*[f"{ARTICLE[1]} {i}" for i in range(5_000)])
     page = parse_page(f"<script type='application/ld+json'>{body}</script><body>{paras}</body>")
     assert any(b.role == "main" for b in page.blocks)
+
+
+def test_a_hostile_nest_of_boxes_named_boilerplate_is_measured_in_linear_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Boxes named "comment" nested 400 deep, each beside prose: each would have the boxes of
+    # its kind under it measured again, the nest read once per level. The nodes measured stay
+    # within a few passes over the page.
+    scanned: list[int] = []
+    nodes: list[int] = []
+    measures = roles._Wrappers._measures
+
+    def counted(self: roles._Wrappers, scope: int) -> tuple[dict[tuple[str, str], int], int]:
+        if scope not in self._measured:
+            tops = self._roots if scope < 0 else (scope,)
+            result = measures(self, scope)
+            if result[0] or result[1] != self._region:  # scanned, not refused
+                scanned.append(sum(self._last[top] - top + 1 for top in tops))
+            nodes.append(len(self._last))
+            return result
+        return measures(self, scope)
+
+    monkeypatch.setattr(roles._Wrappers, "_measures", counted)
+    filler = _paras(*ARTICLE)
+    nest = "".join(
+        f"<div class=comment>{filler}<div class=comment><p>x</p></div>" for _ in range(400)
+    )
+    page = parse_page(f"<body><main>{nest}{'</div>' * 800}</main></body>")
+    assert any(b.role == "main" for b in page.blocks)
+    assert scanned and sum(scanned) <= 5 * nodes[0]  # the region, then 4 passes at most
 
 
 def test_pages_without_text_have_no_blocks_and_frames_only_pages_parse() -> None:

@@ -65,6 +65,9 @@ _CAPTION = "figcaption"
 _FREE_PROSE = 0.05
 """Boxes that a class word names boilerplate ("comment") and that together hold most of the
 region are its content only when the prose beside them is less than this share of theirs."""
+_SCANS = 4
+"""How many times over its nodes a page's boxes may be measured by kind (:class:`_Wrappers`):
+a real page measures a few boxes; a hostile one nesting thousands would be read again and again."""
 _LINK_LIST = 0.5
 """A paragraph at least this share link text is a link list: boilerplate."""
 
@@ -310,6 +313,7 @@ class _Wrappers:
                 self._free[p.node] += p.chars
         self._measured: dict[int, tuple[dict[tuple[str, str], int], int]] = {}
         self._told = [False] * n  # whether a box taken is content by its kind, not alone
+        self._budget = _SCANS * n  # nodes the measures may visit, however the boxes nest
 
     def taken(self, i: int, scope: int) -> bool:
         """Whether the boilerplate-looking box ``i`` of the region, in ``scope`` (the box taken
@@ -319,8 +323,9 @@ class _Wrappers:
         if chars[i] * 2 >= self._region:
             self._told[i] = inside
             return True
-        if inside:
-            self._told[i] = max(chars[i], self._share(i, scope)) * 2 >= chars[scope]
+        if inside:  # alone first: a box's share of its kind is counted only when needed
+            most = chars[scope]
+            self._told[i] = chars[i] * 2 >= most or self._share(i, scope) * 2 >= most
         else:
             self._told[i] = self._content(i, scope)
         return self._told[i]
@@ -344,11 +349,17 @@ class _Wrappers:
         other), summed by kind, and the characters of the prose paragraphs under none of them."""
         if scope in self._measured:
             return self._measured[scope]
+        tops = self._roots if scope < 0 else (scope,)
+        cost = sum(self._last[top] - top + 1 for top in tops)
+        if cost > self._budget:  # a hostile nest of boxes: no more are taken by their kind
+            self._measured[scope] = {}, self._region
+            return self._measured[scope]
+        self._budget -= cost
         parent, flags = self._nodes.parent, self._flags
         groups: dict[tuple[str, str], int] = {}
         prose = 0
         boxed = NEGATIVE | HIDDEN
-        for top in self._roots if scope < 0 else (scope,):
+        for top in tops:
             prose += self._free[top]
             under = {top: False}
             for j in range(top + 1, self._last[top] + 1):
