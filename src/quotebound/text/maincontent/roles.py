@@ -24,6 +24,8 @@ anywhere, the best-named or the densest text container is main.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from quotebound.text.maincontent.containers import (
     ARTICLE_TAGS,
     BODY,
@@ -105,7 +107,7 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
         chars[p.node] += p.chars
         links[p.node] += p.links
         hits[p.node] += p.in_article_body
-        if p.chars < _MIN_CHARS or p.links * 2 >= p.chars:
+        if not _lends(p):
             continue
         s = 1.0 + p.commas + min(p.chars / 100, 3.0) + _BODY_BONUS * p.in_article_body
         if shaded[p.node]:
@@ -134,6 +136,12 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
     main = _clean(nodes, flags, paras, roots, chars, stated=any(hits))
     _add_lead(paras, main, shaded, stated=any(hits))
     return main
+
+
+def _lends(p: Para) -> bool:
+    """Whether a paragraph is prose that lends its containers score: long enough, under half
+    links."""
+    return p.chars >= _MIN_CHARS and p.links * 2 < p.chars
 
 
 def _region(
@@ -302,18 +310,31 @@ class _Wrappers:
     ) -> None:
         n = len(nodes.parent)
         self._nodes, self._flags, self._roots, self._chars = nodes, flags, roots, chars
+        self._paras = paras
         self._region = sum(chars[r] for r in roots) or 1
-        self._last = list(range(n))  # each node's last descendant: a subtree is a run of nodes
-        for i in range(n - 1, -1, -1):
-            if nodes.parent[i] >= 0:
-                self._last[nodes.parent[i]] = max(self._last[nodes.parent[i]], self._last[i])
-        self._free = [0] * n  # each node's own prose paragraphs, in characters
-        for p in paras:
-            if p.node >= 0 and p.chars >= _MIN_CHARS and p.links * 2 < p.chars:
-                self._free[p.node] += p.chars
         self._measured: dict[int, tuple[dict[tuple[str, str], int], int]] = {}
         self._told = [False] * n  # whether a box taken is content by its kind, not alone
         self._budget = _SCANS * n  # nodes the measures may visit, however the boxes nest
+
+    # Read only once some box is measured by its kind: most pages never ask.
+    @cached_property
+    def _last(self) -> list[int]:
+        """Each node's last descendant: a subtree is a run of nodes."""
+        parent = self._nodes.parent
+        last = list(range(len(parent)))
+        for i in range(len(parent) - 1, -1, -1):
+            if parent[i] >= 0:
+                last[parent[i]] = max(last[parent[i]], last[i])
+        return last
+
+    @cached_property
+    def _free(self) -> list[int]:
+        """Each node's own prose paragraphs, in characters."""
+        free = [0] * len(self._nodes.parent)
+        for p in self._paras:
+            if p.node >= 0 and _lends(p):
+                free[p.node] += p.chars
+        return free
 
     def taken(self, i: int, scope: int) -> bool:
         """Whether the boilerplate-looking box ``i`` of the region, in ``scope`` (the box taken
