@@ -229,6 +229,50 @@ def test_comments_beside_an_article_stay_boilerplate_inside_a_wrapper() -> None:
         assert _role(page, text) == "boilerplate"
 
 
+NEXT_STORY = [
+    "The regional rail operator said on Monday that night trains between the two cities will "
+    "return in spring, after the line's signalling was renewed over eighteen months of work.",
+    "Tickets go on sale in February, the operator said, and the sleeper cars, refitted with "
+    "wider berths, will run three nights a week before a daily service begins in the summer.",
+    "Passenger groups welcomed the news, though they asked that fares stay within reach of "
+    "families, who made up most of the travellers on the line before it closed in 2019.",
+    "The operator expects about forty thousand journeys in the first year, and has said the "
+    "timetable will be set so that the morning arrival meets the first regional connections.",
+]
+
+
+def _story(headline: str, paragraphs: list[str]) -> str:
+    return (
+        f"<div class=scrollblock><article class=entry-main-content><h1>{headline}</h1>"
+        f"<div class=entry-text>{_paras(*paragraphs)}</div></article></div>"
+    )
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["named-first", "named-second"])
+def test_of_a_stream_of_stories_the_one_the_title_names_is_main(first: bool) -> None:
+    # A news site appends the next stories below the one asked for, each in a box of the same
+    # kind with its own headline; the longer story scores better, but the page's title names
+    # the ferry story's headline: that is the article, and the other stories are not.
+    stories = [_story("Ferry vote keeps the island service", ARTICLE)]
+    stories.insert(first, _story("Night trains to return in spring", NEXT_STORY))
+    page = parse_page(
+        "<html><head><title>Daily Post | Ferry vote keeps the island service</title></head>"
+        f"<body>{MENU}<main class=main-content><section class=column>{''.join(stories)}"
+        "</section></main></body></html>"
+    )
+    for text in ARTICLE:
+        assert _role(page, text) == "main"
+    for text in NEXT_STORY:
+        assert _role(page, text) == "boilerplate"
+    # Without a title that names one of them, the page is not read as a stream.
+    plain = parse_page(
+        "<html><head><title>Daily Post</title></head>"
+        f"<body>{MENU}<main class=main-content><section class=column>{''.join(stories)}"
+        "</section></main></body></html>"
+    )
+    assert _role(plain, NEXT_STORY[0]) == "main"
+
+
 SETTINGS = [
     "This setting decides how much is written to the log. The default writes enough to "
     "support archiving and replication, including running read-only queries on a standby.",

@@ -39,6 +39,8 @@ _BODY_CHARS = 200_000
 _BODY_LOOKUPS = 2_000
 """JSON-LD ``articleBody`` is matched on its first ``_BODY_CHARS`` characters against at most
 ``_BODY_LOOKUPS`` paragraphs, so a hostile page cannot make the match quadratic."""
+_TITLE_CHARS = 500
+"""The most of a page's title that a headline is looked for in (see :func:`_names`)."""
 HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _SENTENCE_ENDS = frozenset(".!?…:;\"'”»“«)。！？")
 """Characters that end a paragraph written as a sentence."""
@@ -261,6 +263,9 @@ class Collector:
         # Bounded on hostile pages: each lookup scans the body once.
         body = fold(article_body[:_BODY_CHARS]) if article_body and len(article_body) > 200 else ""
         lookups = _BODY_LOOKUPS
+        titles = [
+            fold(t[:_TITLE_CHARS]).casefold() for t in (self.title, self.meta.get("og:title")) if t
+        ]
         paras = []
         for (_, _, node, tag, link_chars), paragraphs in zip(self.flushed, per_para, strict=True):
             chars = sum(map(len, paragraphs))
@@ -274,6 +279,7 @@ class Collector:
             heading = tag in HEADINGS
             introduces = last == ":"
             short = " ".join(paragraphs) if chars <= SHORT_CHARS else ""
+            names_page = tag == "h1" and _names(" ".join(paragraphs).casefold(), titles)
             paras.append(
                 Para(
                     node,
@@ -286,6 +292,7 @@ class Collector:
                     introduces,
                     sentence,
                     short,
+                    names_page,
                 )
             )
         return paras
@@ -321,3 +328,17 @@ def _new_block(start: int, end: int, role: Role, tag: str) -> Block:
     _SET_ROLE(block, role)
     _SET_TAG(block, tag)
     return block
+
+
+def _names(heading: str, titles: list[str]) -> bool:
+    """Whether one of the page's ``titles`` (casefolded) names ``heading`` (casefolded): one
+    holds the other, the shorter at least half as long ("Diario HOY | Darán bendición a
+    vehículos este sábado" names the headline "Darán bendición a vehículos este sábado", not
+    the site's name "Diario HOY")."""
+    for title in titles:
+        short, long = sorted((heading, title), key=len)
+        if len(long) > 2 * _TITLE_CHARS:
+            continue
+        if short and short in long and len(short) * 2 >= len(long):
+            return True
+    return False

@@ -70,6 +70,8 @@ class Para:
     """It ends like a sentence (``.``, ``!``, ``?``, a closing quote ...)."""
     short_text: str = ""
     """The text of a paragraph of at most :data:`SHORT_CHARS`, for stock phrases; else ""."""
+    names_page: bool = False
+    """It is a top heading (``h1``) that the page's title names: its article's headline."""
 
 
 _PROSE_CHARS = 80

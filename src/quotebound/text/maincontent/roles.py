@@ -18,7 +18,9 @@ look like boilerplate (share bars, bylines, related lists, comment threads, capt
 boilerplate, unless captions of one class together hold most of the region (a slideshow told
 in its captions), or boxes of one kind do with next to no prose beside them (a forum's posts
 classed "comment": no article for them to comment on). Prose beside the region in its parent,
-and a lead just above it, join it. A page with text always gets main paragraphs: with no prose
+and a lead just above it, join it. A page that streams stories one after another, each in a
+box of one kind under its own headline, has as its article the story whose headline the page's
+title names, whichever scores best. A page with text always gets main paragraphs: with no prose
 anywhere, the best-named or the densest text container is main.
 """
 
@@ -132,8 +134,14 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
     ]
     # When the page states its article body, only containers holding some of it may join.
     joinable = [h > 0 for h in hits] if any(hits) else [True] * n
-    roots = _region(nodes, final, chars, links, prose, shaded, joinable)
-    main = _clean(nodes, flags, paras, roots, chars, stated=any(hits))
+    # A stream of articles: only the one the title names, and nothing that holds another.
+    apart = _other_articles(nodes, paras, final)
+    if apart is not None:
+        final = [0.0 if a else f for f, a in zip(final, apart, strict=True)]
+        joinable = [j and not a for j, a in zip(joinable, apart, strict=True)]
+        shaded = [s or a for s, a in zip(shaded, apart, strict=True)]
+    roots = _region(nodes, final, chars, links, prose, shaded, joinable, apart or [False] * n)
+    main = _clean(nodes, flags, paras, roots, chars, joinable, stated=any(hits))
     _add_lead(paras, main, shaded, stated=any(hits))
     return main
 
@@ -144,6 +152,52 @@ def _lends(p: Para) -> bool:
     return p.chars >= _MIN_CHARS and p.links * 2 < p.chars
 
 
+def _other_articles(nodes: Nodes, paras: list[Para], final: list[float]) -> list[bool] | None:
+    """On a page that streams articles one after another (a news site that appends the next
+    stories below the one asked for), the nodes of the stories other than the one the page's
+    title names, and every node that holds one of them; None on any other page.
+
+    The best container's article is the box around it that holds a top heading (``h1``). When
+    that headline is not the one the title names, and another box of the same kind (its tag
+    and classes) holds the headline the title names, the page is such a stream: the boxes of
+    that kind that each hold one headline are its stories, and the one named is the article."""
+    n = len(nodes.parent)
+    parent = nodes.parent
+    heads, named = [0] * n, [0] * n
+    for p in paras:
+        if p.tag == "h1" and p.node >= 0:
+            heads[p.node] += 1
+            named[p.node] += p.names_page
+    if not any(named):
+        return None
+    for i in range(n - 1, -1, -1):  # children come after parents: sums flow up in one pass
+        if parent[i] >= 0:
+            heads[parent[i]] += heads[i]
+            named[parent[i]] += named[i]
+    box = max(range(n), key=lambda i: (final[i], -i))
+    if final[box] <= 0:
+        return None
+    while box >= 0 and not heads[box]:
+        box = parent[box]
+    if box < 0 or named[box] or heads[box] != 1:
+        return None
+    kind = (nodes.tag[box], nodes.classes[box])
+    if not kind[1] and kind[0] not in ARTICLE_TAGS:
+        return None  # a box of no class and a plain tag is not of a kind
+    stories = {i for i in range(n) if (nodes.tag[i], nodes.classes[i]) == kind and heads[i] == 1}
+    chosen = [i for i in sorted(stories) if named[i]]
+    if len(chosen) != 1 or final[chosen[0]] <= 0:
+        return None
+    stories.remove(chosen[0])
+    others = [False] * n
+    for i in range(n):  # a story's nodes (children come after parents)
+        others[i] = i in stories or (parent[i] >= 0 and others[parent[i]])
+    for i in range(n - 1, -1, -1):  # and every node that holds one
+        if others[i] and parent[i] >= 0:
+            others[parent[i]] = True
+    return others
+
+
 def _region(
     nodes: Nodes,
     final: list[float],
@@ -152,8 +206,10 @@ def _region(
     prose: list[int],
     shaded: list[bool],
     joinable: list[bool],
+    apart: list[bool],
 ) -> set[int]:
-    """The roots of the main region: the best container, climbed and joined by siblings."""
+    """The roots of the main region: the best container, climbed and joined by siblings; none
+    ``apart`` (another story of a stream, or a node that holds one: :func:`_other_articles`)."""
     parent = nodes.parent
     ranked = sorted((i for i in range(len(final)) if final[i] > 0), key=lambda i: -final[i])
     if not ranked:
@@ -173,7 +229,7 @@ def _region(
     strong = [i for i in ranked[1:5] if final[i] >= 0.75 * best]
     if len(strong) >= 2:
         ancestor = parent[top]
-        while ancestor >= 0:
+        while ancestor >= 0 and not apart[ancestor]:
             if sum(_within(parent, i, ancestor) for i in strong) >= 2:
                 top = ancestor
                 break
@@ -193,7 +249,7 @@ def _region(
     # A container the page names as its main content or article, around the candidate, is the
     # region: documentation splits one body into many sections, each a candidate of its own.
     up = parent[top]
-    while up >= 0 and not nodes.flags[top] & BODY:
+    while up >= 0 and not apart[up] and not nodes.flags[top] & BODY:
         if nodes.flags[up] & BODY:
             top = up
             break
@@ -405,12 +461,13 @@ def _clean(
     paras: list[Para],
     roots: set[int],
     chars: list[int],
+    joinable: list[bool],
     *,
     stated: bool,
 ) -> list[bool]:
     """Paragraphs in the region, less boilerplate containers and link lists inside it, plus
     prose paragraphs beside it under its grandparent (of the stated article body, if there is
-    one)."""
+    one) in boxes that may join it (``joinable``)."""
     parent = nodes.parent
     n = len(parent)
     wrappers = _Wrappers(nodes, flags, paras, roots, chars)
@@ -425,6 +482,8 @@ def _clean(
             state[i] = 1
         elif i in around and not outer:
             state[i] = 3
+        elif outer == 3 and not joinable[i]:
+            continue  # beside the region, a box that may not join it: outside
         elif outer:
             # Inside the region a boilerplate-looking container may be a misnamed wrapper or
             # the content itself (:class:`_Wrappers`); beside the region none joins.
