@@ -229,6 +229,46 @@ def test_comments_beside_an_article_stay_boilerplate_inside_a_wrapper() -> None:
         assert _role(page, text) == "boilerplate"
 
 
+def test_an_article_in_a_box_named_like_boilerplate_is_main_when_nothing_else_is() -> None:
+    # The article's own box is named like an author's box ("author-article"), beside the
+    # author's other stories: the first reading finds their heading alone. Read again with the
+    # box that holds the page's prose taken by its tag, the article is main, and the share
+    # button and the teasers are not.
+    teasers = "".join(
+        f"<div class=material><a href=/m{i}><div class=text>Podolski scores twice as the club "
+        f"wins its {i}th match of the season</div></a></div>"
+        for i in range(30)
+    )
+    page = parse_page(
+        f"<body>{MENU}<div class=col-top><article class=author-article><h1>Ferry vote</h1>"
+        "<div class=article-photo><div class=photo-text><span class=author>Photo: Alexander "
+        "Smithson, Gazette</span> <span class=photo-date>12 May 2021, 14:05</span></div></div>"
+        f"<div class=article-text>{_paras(*ARTICLE)}</div><div class=social-buttons>"
+        "<a href=/f>Share</a></div></article><article class=author-materials>"
+        f"<h3>More from the author</h3><div class=slider>{teasers}</div></article></div></body>"
+    )
+    for text in ARTICLE:
+        assert _role(page, text) == "main"
+    assert _role(page, "Share") == "boilerplate"
+    assert _role(page, "wins its 3th match") == "boilerplate"
+
+
+def test_a_sidebar_of_linked_teasers_stays_boilerplate_beside_a_short_post() -> None:
+    # A short post beside a news widget whose teasers hold most of the page's prose: a
+    # quarter of the widget's text is links, so it is not read as the page's misnamed article.
+    teasers = "".join(
+        f"<li><a href=/n{i}>{text.split(',')[0]}</a><p>{text}</p></li>"
+        for i, text in enumerate(NEXT_STORY)
+    )
+    page = parse_page(
+        f"<body>{MENU}<div class=post><h2>Ferry vote</h2><p>{ARTICLE[0]}</p></div>"
+        f"<div class='widget widget_rss'><ul>{teasers}</ul></div></body>"
+    )
+    assert _role(page, ARTICLE[0]) == "main"
+    for text in NEXT_STORY:
+        assert _role(page, text) == "boilerplate"
+
+
 NEXT_STORY = [
     "The regional rail operator said on Monday that night trains between the two cities will "
     "return in spring, after the line's signalling was renewed over eighteen months of work.",

@@ -21,6 +21,7 @@ __all__ = [
     "BODY",
     "HIDDEN",
     "LANDMARK_WEIGHT",
+    "NAMED",
     "NEGATIVE",
     "TAG_WEIGHT",
     "Nodes",
@@ -117,6 +118,9 @@ HIDDEN = 2
 BODY = 4
 """Flag: the page names the container as its main content or article (``<main>``,
 ``<article>``, ``role=main``, ``itemprop=articleBody``)."""
+NAMED = 8
+"""Flag: the container looks like boilerplate by its class or id names alone, not by its tag
+or ARIA role."""
 
 
 @lru_cache(maxsize=16384)
@@ -154,17 +158,17 @@ def node_info(
     votes = max(-2, min(2, sum(map(_vote, names))))
     weight += _CLASS_WEIGHT * votes
     if votes < 0:
-        flags |= NEGATIVE
+        flags |= NEGATIVE | NAMED
     role = (attrs.get("role") or "").strip().lower()
     if tag in _BOILERPLATE_TAGS or role in _BOILERPLATE_ROLES:
         weight -= LANDMARK_WEIGHT
-        flags |= NEGATIVE
+        flags = (flags | NEGATIVE) & ~NAMED
     if role in ("main", "article"):
         weight += LANDMARK_WEIGHT
         flags |= BODY
     if (attrs.get("itemprop") or "").strip().lower() == "articlebody":
         weight += _ARTICLE_BODY_WEIGHT
-        flags = (flags & ~NEGATIVE) | BODY
+        flags = (flags & ~(NEGATIVE | NAMED)) | BODY
     if tag in ARTICLE_TAGS:
         flags |= BODY
     if "hidden" in attrs:

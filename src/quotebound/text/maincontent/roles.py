@@ -20,8 +20,11 @@ in its captions), or boxes of one kind do with next to no prose beside them (a f
 classed "comment": no article for them to comment on). Prose beside the region in its parent,
 and a lead just above it, join it. A page that streams stories one after another, each in a
 box of one kind under its own headline, has as its article the story whose headline the page's
-title names, whichever scores best. A page with text always gets main paragraphs: with no prose
-anywhere, the best-named or the densest text container is main.
+title names, whichever scores best. When all that is found is a few lines of a page of prose,
+the page is read again with the boxes that hold most of its prose, as prose, taken by their tag
+alone: the article's own box may be named like a byline or a share bar. A page with text always
+gets main paragraphs: with no prose anywhere, the best-named or the densest text container is
+main.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from quotebound.text.maincontent.containers import (
     BODY,
     HIDDEN,
     LANDMARK_WEIGHT,
+    NAMED,
     NEGATIVE,
     TAG_WEIGHT,
     Nodes,
@@ -74,19 +78,75 @@ _SCANS = 4
 a real page measures a few boxes; a hostile one nesting thousands would be read again and again."""
 _LINK_LIST = 0.5
 """A paragraph at least this share link text is a link list: boilerplate."""
+_SHORT_MAIN = 300
+"""Main content shorter than this many characters is read again (:func:`_misnamed`)."""
+_FALLBACK_GAIN = 3
+"""How many times as much main content the second reading must find to be taken (and no
+less than ``_SHORT_MAIN``: a popup's line is no article)."""
+_PROSE_LINKS = 0.1
+"""The most link text a box of prose holds, as a share of its text (:func:`_misnamed`)."""
 
 
 def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
     """Whether each paragraph is main content; at least one is when any has text."""
     if not paras:
         return []
+    main = _main(nodes, paras, list(nodes.flags), list(nodes.weight))
+    found = sum(p.chars for p, m in zip(paras, main, strict=True) if m)
+    if found >= _SHORT_MAIN:
+        return main
+    # A few lines out of a page of prose: the article's own box may be named like boilerplate
+    # ("author-article", "sharingcontainer"). Read again with the boxes that hold most of the
+    # page's prose taken by their tag alone, the boxes inside them still by their names.
+    misnamed = _misnamed(nodes, paras)
+    if not misnamed:
+        return main
+    flags, weight = list(nodes.flags), list(nodes.weight)
+    for i in misnamed:
+        flags[i] &= ~NEGATIVE
+        weight[i] = max(weight[i], TAG_WEIGHT.get(nodes.tag[i], 0.0))
+    again = _main(nodes, paras, flags, weight)
+    more = sum(p.chars for p, m in zip(paras, again, strict=True) if m)
+    return again if more >= max(_SHORT_MAIN, _FALLBACK_GAIN * found) else main
+
+
+def _misnamed(nodes: Nodes, paras: list[Para]) -> list[int]:
+    """The boxes that their class or id names alone mark boilerplate (not a landmark tag or
+    role) and that hold most of the page's prose paragraphs as prose: at most a tenth of their
+    text in links (a sidebar of teasers links each of them)."""
+    parent = nodes.parent
+    n = len(parent)
+    prose, chars, links = [0] * n, [0] * n, [0] * n
+    for p in paras:
+        if p.node >= 0:
+            prose[p.node] += p.chars if _lends(p) else 0
+            chars[p.node] += p.chars
+            links[p.node] += p.links
+    total = sum(p.chars for p in paras if p.node >= 0 and _lends(p))
+    for i in range(n - 1, -1, -1):  # children come after parents
+        if parent[i] >= 0:
+            prose[parent[i]] += prose[i]
+            chars[parent[i]] += chars[i]
+            links[parent[i]] += links[i]
+    return [
+        i
+        for i, flag in enumerate(nodes.flags)
+        if flag & NAMED
+        and not flag & HIDDEN
+        and prose[i] * 2 >= total
+        and links[i] <= _PROSE_LINKS * chars[i]
+    ]
+
+
+def _main(nodes: Nodes, paras: list[Para], flags: list[int], weight: list[float]) -> list[bool]:
+    """Whether each paragraph is main content, the containers read with ``flags`` and
+    ``weight`` (their own, or with misnamed boxes taken by their tag: :func:`main_flags`)."""
     n = len(nodes.parent)
     parent = nodes.parent
     chars = [0] * n
     links = [0] * n
     prose = [0] * n  # characters of scoring paragraphs outside boilerplate-looking boxes
     score = [0.0] * n
-    flags, weight = list(nodes.flags), list(nodes.weight)
     # Prose under a boilerplate-looking or hidden container (a consent text in a form, a bio in
     # a footer) lends less: a weight, not a veto, so a page wrapped whole in one keeps its
     # ranking. An article's own <header> (headline, lead, byline) is not a page banner.
