@@ -110,6 +110,16 @@ def main_flags(nodes: Nodes, paras: list[Para]) -> list[bool]:
     return again if more >= max(_SHORT_MAIN, _FALLBACK_GAIN * found) else main
 
 
+def _sum_up(parent: list[int], *counts: list[int]) -> None:
+    """Each node's ``counts`` summed over its subtree, in place, in one pass: children come
+    after their parents."""
+    for i in range(len(parent) - 1, -1, -1):
+        up = parent[i]
+        if up >= 0:
+            for count in counts:
+                count[up] += count[i]
+
+
 def _misnamed(nodes: Nodes, paras: list[Para]) -> list[int]:
     """The boxes that their class or id names alone mark boilerplate (not a landmark tag or
     role) and that hold most of the page's prose paragraphs as prose: at most a tenth of their
@@ -123,11 +133,7 @@ def _misnamed(nodes: Nodes, paras: list[Para]) -> list[int]:
             chars[p.node] += p.chars
             links[p.node] += p.links
     total = sum(p.chars for p in paras if p.node >= 0 and _lends(p))
-    for i in range(n - 1, -1, -1):  # children come after parents
-        if parent[i] >= 0:
-            prose[parent[i]] += prose[i]
-            chars[parent[i]] += chars[i]
-            links[parent[i]] += links[i]
+    _sum_up(parent, prose, chars, links)
     return [
         i
         for i, flag in enumerate(nodes.flags)
@@ -182,12 +188,7 @@ def _main(nodes: Nodes, paras: list[Para], flags: list[int], weight: list[float]
                 break
             score[node] += s * share
             node = parent[node]
-    for i in range(n - 1, -1, -1):  # children come after parents: sums flow up in one pass
-        if parent[i] >= 0:
-            chars[parent[i]] += chars[i]
-            links[parent[i]] += links[i]
-            hits[parent[i]] += hits[i]
-            prose[parent[i]] += prose[i]
+    _sum_up(parent, chars, links, hits, prose)
     final = [
         (score[i] + weight[i]) * (1 - links[i] / chars[i]) if score[i] > 0 else 0.0
         for i in range(n)
@@ -230,10 +231,7 @@ def _other_articles(nodes: Nodes, paras: list[Para], final: list[float]) -> list
             named[p.node] += p.names_page
     if not any(named):
         return None
-    for i in range(n - 1, -1, -1):  # children come after parents: sums flow up in one pass
-        if parent[i] >= 0:
-            heads[parent[i]] += heads[i]
-            named[parent[i]] += named[i]
+    _sum_up(parent, heads, named)
     box = max(range(n), key=lambda i: (final[i], -i))
     if final[box] <= 0:
         return None
