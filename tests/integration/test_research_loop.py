@@ -151,10 +151,13 @@ async def test_chat_stops_within_its_budget_with_a_partial_answer(
 async def test_partial_answer_names_the_uncovered_part_in_the_report(
     make_corpus: CorpusFactory,
 ) -> None:
+    # Right under the direct answer, the report names the part it found no answer to, and its
+    # confidence line says that part of the question is not answered.
     out = await _run(make_corpus("multihop"), MULTIHOP, "chat", max_sources=CHAT_SHORT)
     assert out["status"] == "answered"
-    section = out["report_markdown"].split("## Conflicts and uncertainty", 1)[1]
-    assert CITY_PART in section.split("## Sources", 1)[0]
+    section = out["report_markdown"].split("## Direct answer", 1)[1]
+    assert f"Not answered: {CITY_PART}." in section.split("## Verified findings", 1)[0]
+    assert "part of the question not answered" in out["report_markdown"]
 
 
 # --- budgets ---------------------------------------------------------------------------------

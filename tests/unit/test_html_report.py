@@ -149,6 +149,16 @@ def test_a_hostile_page_cannot_inject_markup_scripts_handlers_or_links() -> None
     assert HOSTILE in text and evil_url in text and "file:///etc/passwd" in text  # shown as text
 
 
+def test_a_partial_answer_names_the_part_left_unanswered_under_the_answer() -> None:
+    result = _result([_finding()], [_source()], audit={"missing": "the lift schedule"})
+    text = "".join(_parse(render_html_report(result)).text)
+    answer = text.split("Direct answer", 1)[1].split("Verified findings", 1)[0]
+    assert "Not answered: the lift schedule." in answer
+    assert "part of the question not answered" in text
+    plain = render_html_report(_result([_finding()], [_source()]))
+    assert "Not answered" not in "".join(_parse(plain).text)
+
+
 def test_a_local_file_url_is_shown_as_text_not_linked() -> None:
     url = "file:///home/me/docs/copy.html"
     document = render_html_report(_result([_finding(url=url)], [_source(url, "copy")]))

@@ -86,6 +86,16 @@ def test_grounding_confidence_levels(n: int, level: str) -> None:
     assert grounding_confidence(n) == level
 
 
+def test_a_partial_answer_names_the_part_left_unanswered_under_the_answer() -> None:
+    report = _answered(missing="how long does copytree take")
+    answer = report.split("## Direct answer", 1)[1].split("## Verified findings", 1)[0]
+    assert "copytree copies a tree." in answer
+    assert "Not answered: how long does copytree take." in answer
+    assert "Not answered" not in report.split("## Conflicts and uncertainty", 1)[1]
+    assert "(2 verified findings; part of the question not answered)" in report
+    assert "Not answered" not in _answered()
+
+
 def test_report_tier_is_the_lowest_cited_tier() -> None:
     assert report_tier(FINDINGS) == 1
     assert report_tier(FINDINGS[:1]) == 2

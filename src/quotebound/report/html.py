@@ -29,6 +29,7 @@ from quotebound.report.outline import (
     cited_first,
     shown_findings,
     tier_label,
+    unanswered,
     unread_reasons,
 )
 from quotebound.report.pageview import locate_quote, quote_anchor
@@ -61,6 +62,8 @@ h2 { font-size: 1.15rem; margin: 2.2rem 0 .8rem; padding-bottom: .3rem;
 .meta .status-other { background: #fff1e5; border-color: #f2c48d; color: #9a4b00; }
 .answer { font-size: 1.08rem; margin: 0; padding: .9rem 1.1rem;
   border-left: 4px solid var(--accent); background: #f0f6fc; border-radius: 0 .4rem .4rem 0; }
+.unanswered { margin: .6rem 0 0; padding: .6rem 1.1rem; border-left: 4px solid #d4a72c;
+  background: #fff8c5; border-radius: 0 .4rem .4rem 0; }
 ol.findings { padding-left: 1.4rem; }
 ol.findings > li { margin-bottom: 1.4rem; padding-left: .3rem; }
 .claim { margin: 0 0 .4rem; font-weight: 600; }
@@ -106,20 +109,19 @@ def render_html_report(
     findings: Sequence[Finding] = result.get("findings") or []
     shown = shown_findings(status, findings)
     question = str(result.get("question") or "")
-    answer = answer_text(status, str(result.get("answer") or ""), findings, audit.get("missing"))
+    missing = audit.get("missing")
+    answer = answer_text(status, str(result.get("answer") or ""), findings, missing)
+    partial = unanswered(status, missing)
     body = [
         f"<h1>{escape(question)}</h1>",
-        _meta(status, shown, result.get("thread_id")),
+        _meta(status, shown, result.get("thread_id"), partial=bool(partial)),
         "<h2>Direct answer</h2>",
         f'<p class="answer">{escape(answer)}</p>',
+        *([f'<p class="unanswered">{escape(partial)}</p>'] if partial else []),
         "<h2>Verified findings</h2>",
         _findings(shown, links),
         "<h2>Conflicts and uncertainty</h2>",
-        _uncertainty(
-            audit.get("conflicts") or [] if status == Status.ANSWERED else [],
-            audit.get("missing") if status == Status.ANSWERED else None,
-            links,
-        ),
+        _uncertainty(audit.get("conflicts") or [] if status == Status.ANSWERED else [], links),
         "<h2>Sources</h2>",
         _sources(result.get("sources") or [], shown, status),
         _footer(audit, in_bundle=bool(views)),
@@ -127,13 +129,14 @@ def render_html_report(
     return html_document(f"{question} - quotebound report", _CSS, body)
 
 
-def _meta(status: str, shown: Sequence[Finding], thread_id: object) -> str:
+def _meta(status: str, shown: Sequence[Finding], thread_id: object, *, partial: bool) -> str:
     tier = report_tier(shown)
     level = grounding_confidence(len(shown))
     css = "status-answered" if status == Status.ANSWERED else "status-other"
+    part = "; part of the question not answered" if partial else ""
     items = [
         f'<li class="{css}">{escape(status.replace("_", " ") or "unknown status")}</li>',
-        f"<li>grounding confidence: {level} ({len(shown)} verified)</li>",
+        f"<li>grounding confidence: {level} ({len(shown)} verified{part})</li>",
         f"<li>report tier: {escape(tier_label(tier)) if tier is not None else 'none'}</li>",
     ]
     if thread_id:
@@ -218,11 +221,8 @@ def _context(page: Page, span: tuple[int, int]) -> str:
     )
 
 
-def _uncertainty(
-    conflicts: Sequence[ConflictGroup], missing: str | None, links: _QuoteLinks
-) -> str:
-    """As the Markdown report: the conflicts, and what is not verified yet (the run's
-    warnings stay in the audit)."""
+def _uncertainty(conflicts: Sequence[ConflictGroup], links: _QuoteLinks) -> str:
+    """As the Markdown report: the conflicts (the run's warnings stay in the audit)."""
     items = []
     for group in conflicts:
         sides = []
@@ -234,8 +234,6 @@ def _uncertainty(
             f"<li>Sources disagree on {escape(group['topic'])}:"
             f'<ul class="plain">{"".join(sides)}</ul></li>'
         )
-    if missing:
-        items.append(f"<li>Not verified yet: {escape(missing)}</li>")
     return f'<ul class="plain">{"".join(items)}</ul>' if items else "<p>None found.</p>"
 
 

@@ -16,6 +16,7 @@ from quotebound.report.outline import (
     cited_first,
     shown_findings,
     tier_label,
+    unanswered,
     unread_reasons,
 )
 
@@ -70,13 +71,16 @@ def render_report(
     shown = shown_findings(status, findings)
     lines = [f"# {_inline(question)}", "", "## Direct answer", ""]
     lines.append(_opening(answer_text(status, answer, findings, missing)))
+    partial = unanswered(status, missing)
+    if partial:
+        lines += ["", _opening(partial)]
     lines += ["", "## Verified findings", ""]
     lines += [_finding_line(f) for f in shown] or ["None."]
     lines += ["", "## Conflicts and uncertainty", ""]
-    lines += _uncertainty(conflicts if verified else (), missing if verified else None, warnings)
+    lines += _uncertainty(conflicts if verified else (), warnings)
     lines += ["", "## Sources", ""]
     lines += _sources(sources, shown) if status != Status.VERIFIED_DISABLED else _leads(sources)
-    lines += ["", _confidence_line(shown)]
+    lines += ["", _confidence_line(shown, partial=bool(partial))]
     return "\n".join(lines) + "\n"
 
 
@@ -87,9 +91,7 @@ def _finding_line(finding: Finding) -> str:
     )
 
 
-def _uncertainty(
-    conflicts: Sequence[ConflictGroup], missing: str | None, warnings: Sequence[str]
-) -> list[str]:
+def _uncertainty(conflicts: Sequence[ConflictGroup], warnings: Sequence[str]) -> list[str]:
     lines: list[str] = []
     for group in conflicts:
         lines.append(f"* Sources disagree on {_inline(group['topic'])}:")
@@ -98,8 +100,6 @@ def _uncertainty(
             + (f" (states {', '.join(side['values'])})" if side["values"] else "")
             for side in group["sides"]
         ]
-    if missing:
-        lines.append(f"* Not verified yet: {_inline(missing)}")
     lines += [f"* Warning: {_inline(w)}" for w in warnings]
     return lines or ["None found."]
 
@@ -129,13 +129,16 @@ def _leads(sources: Sequence[SourceInfo]) -> list[str]:
     ]
 
 
-def _confidence_line(findings: Sequence[Finding]) -> str:
+def _confidence_line(findings: Sequence[Finding], *, partial: bool) -> str:
+    """The confidence, by the number of verified findings, and whether part of the question
+    is left unanswered (``partial``): many findings may all answer one part."""
     level = grounding_confidence(len(findings))
     tier = report_tier(findings)
     tier_text = tier_label(tier) if tier is not None else "none"
     plural = "" if len(findings) == 1 else "s"
+    part = "; part of the question not answered" if partial else ""
     return (
-        f"Grounding confidence: {level} ({len(findings)} verified finding{plural}); "
+        f"Grounding confidence: {level} ({len(findings)} verified finding{plural}{part}); "
         f"report tier: {tier_text}."
     )
 

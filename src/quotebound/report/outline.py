@@ -14,7 +14,14 @@ from quotebound.records import Finding, SourceInfo, Status
 from quotebound.tiers import TrustTier
 from quotebound.urls import canonical_url
 
-__all__ = ["answer_text", "cited_first", "shown_findings", "tier_label", "unread_reasons"]
+__all__ = [
+    "answer_text",
+    "cited_first",
+    "shown_findings",
+    "tier_label",
+    "unanswered",
+    "unread_reasons",
+]
 
 _DEFAULT_MISSING = "a passage in the sources read that answers the question"
 _DEFAULT_DISABLED = (
@@ -40,6 +47,16 @@ def answer_text(status: str, answer: str, findings: Sequence[Finding], missing: 
             f"Missing: {missing}{end}"
         )
     return answer
+
+
+def unanswered(status: str, missing: str | None) -> str | None:
+    """For an answered run that leaves part of the question without a verified answer, the
+    sentence that names that part, which the report puts right under its direct answer; None
+    for any other run."""
+    if status != Status.ANSWERED or not missing:
+        return None
+    end = "" if missing.endswith((".", "?", "!")) else "."
+    return f"Not answered: {missing}{end}"
 
 
 def cited_first(
