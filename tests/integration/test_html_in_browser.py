@@ -146,6 +146,36 @@ async def test_chromium_renders_the_report(report: Report, tmp_path: Path) -> No
         shutil.copyfile(png, DIAG / "html_report.png")
 
 
+@needs_chromium
+async def test_a_partial_answer_shows_the_part_it_leaves_unanswered_under_the_answer(
+    tmp_path: Path,
+) -> None:
+    store = InMemoryStore()
+    part = "how much does a Tern enterprise licence cost"
+    result = await run_research(
+        f"What is the default timeout of the Tern client, and {part}?",
+        store=store,
+        thread_id="html-3",
+        context=make_context(composer="extractive", provider="corpus", corpus_dir="x"),
+        deps=Deps(providers=[tern_corpus(tmp_path / "tern")]),
+    )
+    assert result["status"] == "answered", result["report_markdown"]
+    page = tmp_path / "partial.html"
+    page.write_text(render_html_report(result, await cited_pages(store, "html-3", result)))
+    box = "document.querySelector('.{}').getBoundingClientRect()"
+    async with Chromium() as browser:
+        await browser.open(page.as_uri())
+        assert await browser.until("document.querySelector('.unanswered') !== null")
+        shown = await browser.evaluate("document.querySelector('.unanswered').innerText")
+        assert shown == f"Not answered: {part}."
+        # Seen right under the answer, before the findings.
+        assert await browser.evaluate(
+            f"{box.format('unanswered')}.top >= {box.format('answer')}.bottom"
+            f" && {box.format('unanswered')}.bottom <= {box.format('findings')}.top"
+            f" && {box.format('unanswered')}.height > 0"
+        )
+
+
 LONG_PAGE_QUOTE = (
     "a full lift cycle takes about twelve minutes from the first warning bells until the "
     "traffic lanes reopen"
