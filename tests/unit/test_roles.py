@@ -10,6 +10,7 @@ import json
 import lzma
 import random
 import tarfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,15 @@ def _role(page: Page, needle: str) -> str:
     raise AssertionError(f"{needle!r} not in the page text")
 
 
+def _assert_roles(page: Page, main: Sequence[str], boilerplate: Sequence[str] = ()) -> None:
+    """Each text of ``main`` lies in a main block of ``page``, each of ``boilerplate`` in a
+    boilerplate one."""
+    for text in main:
+        assert _role(page, text) == "main", text
+    for text in boilerplate:
+        assert _role(page, text) == "boilerplate", text
+
+
 def _main(page: Page) -> str:
     return "\n".join(page.text[b.start : b.end] for b in page.blocks if b.role == "main")
 
@@ -59,10 +69,7 @@ def test_a_share_bar_inside_an_article_keeps_the_article_main() -> None:
         "<a href=/m>Email this story</a></div>"
         f"{_paras(*ARTICLE)}</article></body>"
     )
-    for text in ARTICLE:
-        assert _role(page, text) == "main"
-    assert _role(page, "Email this story") == "boilerplate"
-    assert _role(page, "Sport") == "boilerplate"
+    _assert_roles(page, ARTICLE, ["Email this story", "Sport"])
 
 
 def test_an_article_outside_a_main_that_holds_only_a_hero_image_is_still_main() -> None:
@@ -71,9 +78,7 @@ def test_an_article_outside_a_main_that_holds_only_a_hero_image_is_still_main() 
         f"<div class=story>{_paras(*ARTICLE)}</div>"
         "<footer><p>© 2024 The Coast Courier</p></footer></body>"
     )
-    for text in ARTICLE:
-        assert _role(page, text) == "main"
-    assert _role(page, "The Coast Courier") == "boilerplate"
+    _assert_roles(page, ARTICLE, ["The Coast Courier"])
 
 
 def test_an_ad_classed_wrapper_around_the_whole_page_vetoes_nothing() -> None:
@@ -81,8 +86,7 @@ def test_an_ad_classed_wrapper_around_the_whole_page_vetoes_nothing() -> None:
         f"<body><div class='ad-wrapper' id='header'>{MENU}"
         f"<div class=content>{_paras(*ARTICLE)}</div></div></body>"
     )
-    for text in ARTICLE:
-        assert _role(page, text) == "main"
+    _assert_roles(page, ARTICLE)
 
 
 def test_a_generated_id_that_ends_in_ad_is_no_ad_box() -> None:
@@ -98,10 +102,7 @@ def test_a_generated_id_that_ends_in_ad_is_no_ad_box() -> None:
         f"<body><div id=content>{sections}<div id=ad300x250><p>{offer}</p></div>"
         f"<div class=top-ad><p>{offer} Limited seats.</p></div></div></body>"
     )
-    for text in ARTICLE:
-        assert _role(page, text) == "main"
-    assert _role(page, offer) == "boilerplate"
-    assert _role(page, "Limited seats") == "boilerplate"
+    _assert_roles(page, ARTICLE, [offer, "Limited seats"])
 
 
 def test_a_gallery_whose_captions_hold_the_article_keeps_them_main() -> None:
@@ -162,10 +163,7 @@ def test_a_comment_thread_under_an_article_is_boilerplate() -> None:
         + "".join(f"<div class=comment><p>{c}</p></div>" for c in comments)
         + "</section></body>"
     )
-    for text in ARTICLE:
-        assert _role(page, text) == "main"
-    for text in comments:
-        assert _role(page, text) == "boilerplate"
+    _assert_roles(page, ARTICLE, comments)
 
 
 POSTS = [
@@ -247,10 +245,7 @@ def test_an_article_in_a_box_named_like_boilerplate_is_main_when_nothing_else_is
         "<a href=/f>Share</a></div></article><article class=author-materials>"
         f"<h3>More from the author</h3><div class=slider>{teasers}</div></article></div></body>"
     )
-    for text in ARTICLE:
-        assert _role(page, text) == "main"
-    assert _role(page, "Share") == "boilerplate"
-    assert _role(page, "wins its 3th match") == "boilerplate"
+    _assert_roles(page, ARTICLE, ["Share", "wins its 3th match"])
 
 
 def test_a_sidebar_of_linked_teasers_stays_boilerplate_beside_a_short_post() -> None:
@@ -300,10 +295,7 @@ def test_of_a_stream_of_stories_the_one_the_title_names_is_main(first: bool) -> 
         f"<body>{MENU}<main class=main-content><section class=column>{''.join(stories)}"
         "</section></main></body></html>"
     )
-    for text in ARTICLE:
-        assert _role(page, text) == "main"
-    for text in NEXT_STORY:
-        assert _role(page, text) == "boilerplate"
+    _assert_roles(page, ARTICLE, NEXT_STORY)
     # Without a title that names one of them, the page is not read as a stream.
     plain = parse_page(
         "<html><head><title>Daily Post</title></head>"
@@ -488,10 +480,7 @@ def test_related_links_and_a_newsletter_box_inside_the_article_stay_boilerplate(
         "the most important local stories from the coast, every weekday.</p></div>"
         "</article></body>"
     )
-    for text in ARTICLE:
-        assert _role(page, text) == "main"
-    assert _role(page, "Island school") == "boilerplate"
-    assert _role(page, "morning newsletter") == "boilerplate"
+    _assert_roles(page, ARTICLE, ["Island school", "morning newsletter"])
 
 
 def test_a_lead_above_the_body_past_a_byline_is_main_and_metadata_is_read() -> None:
