@@ -190,6 +190,18 @@ def test_a_question_that_asks_one_thing_is_one_part(question: str) -> None:
     assert sub_questions(question) == [question]
 
 
+def test_a_second_part_asked_with_whether_or_plus_is_a_part() -> None:
+    assert sub_questions(
+        "What is the default port of the server, and whether TLS is required for remote clients?"
+    ) == ["What is the default port of the server", "whether TLS is required for remote clients"]
+    assert sub_questions(
+        "Which module computes checksums, plus how do I verify one from the shell?"
+    ) == ["Which module computes checksums", "how do I verify one from the shell"]
+    # A "whether" after a comma qualifies what is asked; it asks nothing of its own.
+    question = "Does the cache expire old entries, whether or not they were read?"
+    assert sub_questions(question) == [question]
+
+
 def test_a_preamble_joins_the_part_it_sets_the_scene_for() -> None:
     question = (
         "In April 2022, how many people in the Americas had no vaccine dose, "

@@ -89,14 +89,16 @@ _LEADING = r"(?:(?:in|on|at|for|from|by|under|to|with|of|during|after|before|sin
 """A preposition a question word may follow: "on what date", "since which version"."""
 _SPLIT = re.compile(
     r"\s*(?:[;?]|(\bas well as\b|\band also\b)"
-    rf"|(?:,\s*)?\band\b(?=\s+(?:{_LEADING}(?:{_ASKING})|if)\b)"
-    rf"|,\s*(?={_LEADING}(?:{'|'.join(_QUESTION_WORDS)})\b))\s*",
+    rf"|(?:,\s*)?\band\b(?=\s+(?:{_LEADING}(?:{_ASKING}|whether)|if)\b)"
+    rf"|,\s*(?:plus\s+)?(?={_LEADING}(?:{'|'.join(_QUESTION_WORDS)})\b))\s*",
     re.IGNORECASE,
 )
 """Where a question's parts meet: ``;`` or ``?``, "as well as", "and also" (the one group: what
-follows them is asked for too), "and" before a question word or auxiliary ("..., and how ...",
-"... and is ..."; not "X and Y") or before a condition ("..., and if X, what ..."), a comma
-before a question word."""
+follows them is asked for too), "and" before a question word, "whether" or an auxiliary
+("..., and how ...", "..., and whether ...", "... and is ..."; not "X and Y") or before a
+condition ("..., and if X, what ..."), a comma before a question word, or before "plus" and a
+question word ("..., plus how ..."). A comma before "whether" is no meeting: "..., whether or
+not it is used" qualifies what is asked."""
 _CONJUNCTION = r"(?:and|but|also|so)(?:,\s*|\s+)"
 """A conjunction a part may open with ("And which ...", "Also, how ..."): it joins the part to
 the question, it is not part of what is asked."""
@@ -106,13 +108,15 @@ _AUXILIARY = "|".join(AUXILIARIES)
 _ASKS = re.compile(
     rf"(?:^|[:,]\s*|\s[-–—]\s*)(?:{_CONJUNCTION})?"
     rf"{_LEADING}(?:(?:{_WH})\b|when\s+(?:{_AUXILIARY})\b"
-    rf"|(?:{_AUXILIARY}|explain|describe|tell|name|list|give|show|compare|find|summari[sz]e)\b)",
+    rf"|(?:{_AUXILIARY}|explain|describe|tell|name|list|give|show|compare|find|summari[sz]e)\b)"
+    r"|^whether\b",
     re.IGNORECASE,
 )
 """A piece that asks something: it opens, or goes on after a colon, a comma or a dash, with a
 question word ("On what date ...", "When did ..."), an auxiliary ("Can I ...", "For a large
 table, can ...") or a request ("Explain ..."), a conjunction allowed before it ("And which
-..."). "When I sort ...", "In a StrEnum", "If the server has ..." only set the scene."""
+..."); or it opens with "whether" (what "and" split off: "..., and whether TLS is required").
+"When I sort ...", "In a StrEnum", "If the server has ..." only set the scene."""
 
 _STOPWORD_LIST = """
     a about above after again against all am an and any are aren as at be because been before
