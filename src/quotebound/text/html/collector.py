@@ -279,7 +279,11 @@ class Collector:
             heading = tag in HEADINGS
             introduces = last == ":"
             short = " ".join(paragraphs) if chars <= SHORT_CHARS else ""
-            names_page = tag == "h1" and _names(" ".join(paragraphs).casefold(), titles)
+            names_page = (
+                tag == "h1"
+                and chars <= 2 * _TITLE_CHARS  # no longer heading is half of a title
+                and _names(" ".join(paragraphs).casefold(), titles)
+            )
             paras.append(
                 Para(
                     node,
@@ -337,8 +341,6 @@ def _names(heading: str, titles: list[str]) -> bool:
     the site's name "Diario HOY")."""
     for title in titles:
         short, long = sorted((heading, title), key=len)
-        if len(long) > 2 * _TITLE_CHARS:
-            continue
         if short and short in long and len(short) * 2 >= len(long):
             return True
     return False

@@ -132,7 +132,7 @@ def _misnamed(nodes: Nodes, paras: list[Para]) -> list[int]:
             prose[p.node] += p.chars if _lends(p) else 0
             chars[p.node] += p.chars
             links[p.node] += p.links
-    total = sum(p.chars for p in paras if p.node >= 0 and _lends(p))
+    total = sum(prose)
     _sum_up(parent, prose, chars, links)
     return [
         i
@@ -222,6 +222,8 @@ def _other_articles(nodes: Nodes, paras: list[Para], final: list[float]) -> list
     that headline is not the one the title names, and another box of the same kind (its tag
     and classes) holds the headline the title names, the page is such a stream: the boxes of
     that kind that each hold one headline are its stories, and the one named is the article."""
+    if not any(p.names_page for p in paras):
+        return None  # most pages: nothing more to read
     n = len(nodes.parent)
     parent = nodes.parent
     heads, named = [0] * n, [0] * n
