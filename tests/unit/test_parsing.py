@@ -114,6 +114,22 @@ def test_a_noscript_no_script_shows_is_not_read() -> None:
     assert "council" not in page.text
 
 
+def test_an_unclosed_element_in_a_noscript_does_not_swallow_the_page() -> None:
+    # Markup in <noscript> is text to a browser running scripts: the <div> it opens opens nothing.
+    page = parse_page(
+        "<html><head><noscript><img src=/pixel.gif></noscript><title>Ferry</title></head>"
+        f"<body><noscript><div class=nojs></noscript><main><h1>Ferry</h1>{_ARTICLE}</main>"
+        "<noscript></div></noscript></body></html>"
+    )
+    assert page.title == "Ferry"
+    assert _blocks(page, "main")[-2:] == [
+        "The council voted on Tuesday to keep the ferry running through the winter, a decision "
+        "that residents of the island had campaigned for since the spring.",
+        "The ferry will run twice a day from November to March, and fares stay the same for "
+        "residents and visitors alike, the council’s spokesman said.",
+    ]
+
+
 def test_a_permalinks_mark_is_not_in_the_text_a_footnotes_is() -> None:
     page = parse_page(
         "<body><main><h2 id=use>Usage<a class=headerlink href='#use'>¶</a></h2>"
@@ -437,5 +453,10 @@ def test_thousands_of_noscript_copies_are_read_only_up_to_a_bound() -> None:
     template = f"<script type='text/template'>{_ARTICLE}</script>"
     page = parse_page(template + f"<div><noscript>{_ARTICLE}</noscript></div>" * 5000)
     assert page.text.count("The council voted") == 64  # noscript._MAX_ASKED
-    nested = "<noscript>" * 5000 + _ARTICLE + "</noscript>" * 5000
-    assert parse_page(template + nested).text.count("The council voted") == 1
+
+    def nested(depth: int) -> str:
+        return "<noscript>" * depth + _ARTICLE + "</noscript>" * depth
+
+    assert parse_page(template + nested(3)).text.count("The council voted") == 1
+    # Each copy's own copy is asked about too: past the bound, the innermost is not reached.
+    assert parse_page(template + nested(5000)).text.count("The council voted") == 0

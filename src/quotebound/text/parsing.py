@@ -112,7 +112,7 @@ def _collect(html: str, collector: Collector, finish: Callable[[Collector], _T])
     # br-heavy pages. Elsewhere (attributes, scripts, titles) a mark is harmless or removed.
     html = html.replace("<br>", BR_MARK)
     with _collector_paused():
-        walk(LexborHTMLParser(html), collector)
+        walk(LexborHTMLParser(html, scripting=True), collector)
         return finish(collector)
 
 

@@ -1,11 +1,14 @@
 """Which ``<noscript>`` elements to read: those whose text a browser running scripts shows too.
 
-quotebound runs no scripts. A page that renders its article from a script template (Blogger's
-blogs, for one) keeps a copy of the article, as markup, in ``<noscript>``: a reader whose
-browser runs scripts sees the template's words, one whose browser does not sees the copy's, and
-both are the same words, so a quote from the copy can be found at the page's URL. Every other
-``<noscript>`` ("please enable JavaScript", tracking pixels, style overrides) shows nothing to a
-reader running scripts, and is not read.
+A page is parsed as a browser running scripts parses it, so a ``<noscript>`` holds its markup
+as text: an unclosed ``<div>`` in one (``<noscript><div class=nojs></noscript>``) does not
+swallow the page after it. quotebound runs no scripts. A page that renders its article from a
+script template (Blogger's blogs, for one) keeps a copy of the article, as markup, in
+``<noscript>``: a reader whose browser runs scripts sees the template's words, one whose
+browser does not sees the copy's, and both are the same words, so a quote from the copy can be
+found at the page's URL; that copy is parsed on its own and walked in the ``<noscript>``'s
+place. Every other ``<noscript>`` ("please enable JavaScript", tracking pixels, style
+overrides) shows nothing to a reader running scripts, and is not read.
 """
 
 from __future__ import annotations
@@ -54,6 +57,16 @@ class ScriptedCopies:
         self._tree = tree
         self._scripted: str | None = None
         self._asked = 0
+        self._copies: list[LexborHTMLParser] = []
+
+    def read(self, noscript: LexborNode) -> LexborNode | None:
+        """The first node of ``noscript``'s markup parsed as the page's, if it is :meth:`shown`,
+        else None; its tree lives as long as this object."""
+        if not self.shown(noscript):
+            return None
+        copy = LexborHTMLParser(noscript.inner_html or "", is_fragment=True, scripting=True)
+        self._copies.append(copy)
+        return copy.root
 
     def shown(self, noscript: LexborNode) -> bool:
         """Whether ``noscript``'s first words (at least ``_MIN_WORDS`` of them) are markup a

@@ -2,8 +2,9 @@
 
 This is the parser's hot loop. It appends text to the current paragraph, marks ``<br>``, counts
 the text of links, does not enter dropped elements (:mod:`quotebound.text.html.tags` says which
-tag is what; a ``<noscript>`` is entered only when :mod:`~quotebound.text.html.noscript` says
-that a browser running scripts shows its text too) nor a permalink's mark, and calls into the
+tag is what; a ``<noscript>``, whose markup is text to a browser running scripts, is read, as
+its markup parsed, only when :mod:`~quotebound.text.html.noscript` says that such a browser
+shows its words too) nor a permalink's mark, and calls into the
 :class:`~quotebound.text.html.collector.Collector` only where blocks, cells and rare elements
 open or close.
 """
@@ -60,6 +61,7 @@ def walk(tree: LexborHTMLParser, c: Collector) -> None:
                 known = kinds[tag_id] = (table.get(tag), tag)
             kind, tag = known
             descend = True
+            child = None
             if kind is None:
                 pass
             elif kind <= CELL:
@@ -87,8 +89,12 @@ def walk(tree: LexborHTMLParser, c: Collector) -> None:
                     undo = LINK
             else:
                 c.other(kind, node)
-                descend = kind != DROP or (tag == "noscript" and copies.shown(node))
-            child = node.first_child if descend else None
+                if kind == DROP:
+                    descend = False
+                    if tag == "noscript":
+                        child = copies.read(node)
+            if descend:
+                child = node.first_child
             if child is not None:
                 stack.append(node)
                 undos.append(undo)
