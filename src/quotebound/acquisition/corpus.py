@@ -68,6 +68,7 @@ from quotebound.acquisition.providers import (
 )
 from quotebound.errors import ConfigError, FetchError, Reason
 from quotebound.evidence import encoder
+from quotebound.evidence.relevance import content_terms, sentence_spans
 from quotebound.storage.filelock import file_lock
 from quotebound.storage.rawstore import RawPage, parsed_page
 from quotebound.text.documents import decode_document
@@ -114,8 +115,10 @@ _SECOND_PASSAGE = 0.25
 """A page's score is its best passage's plus this share of its second best's."""
 _SNIPPET_WORDS = 40
 _SNIPPET_PASSAGES = 2
-"""A result's snippet: the first words of each of its best passages (each under the heading it
-sits right under), joined by an ellipsis."""
+"""A result's snippet: of each of its best passages (each under the heading it sits right
+under), its first words from the sentence that holds the most of the query's terms
+(:func:`_excerpt`), joined by an ellipsis, as a web search's snippet shows the words that
+match."""
 _TITLE_CHARS = 120
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 
@@ -286,10 +289,9 @@ class LocalCorpus:
             matched = db.execute(_SEARCH, (match, _PASSAGES_SEARCHED)).fetchall()
             pages: dict[str, list[tuple[float, str, str]]] = {}
             found: dict[str, list[tuple[int, str]]] = {}
+            wanted = frozenset(content_terms(query))
             for rank, (path, title, heading, body, score) in enumerate(_own_passages(db, matched)):
-                pages.setdefault(path, []).append(
-                    (-score, title, under_heading(heading, body, besides=title))
-                )
+                _keep(pages.setdefault(path, []), -score, title, heading, body, wanted)
                 if len(found.setdefault(path, [])) < _PASSAGES_KEPT:
                     found[path].append((rank, passage_head(body)))
             ranked = sorted(pages, key=lambda p: (-_page_score(pages[p]), p))
@@ -314,7 +316,10 @@ class LocalCorpus:
                         (r, passage_head(b)) for r, (_, _, b) in zip(ranks, rows, strict=False)
                     ]
                     rows = rows or db.execute(_FIRST_PASSAGE, self._span(db, twin)).fetchall()
-                    pages[twin] = [(0.0, t, under_heading(h, b, besides=t)) for t, h, b in rows]
+                    pages[twin] = [
+                        (0.0, t, under_heading(h, _excerpt(b, wanted), besides=t))
+                        for t, h, b in rows
+                    ]
                     kept[i] = twin
         out = []
         for rank, path in enumerate(kept, start=1):
@@ -356,10 +361,9 @@ class LocalCorpus:
                 )
             return {}
         pages: dict[str, list[tuple[float, str, str]]] = {}
+        wanted = frozenset(content_terms(query))
         for path, title, heading, body, closeness in closest_passages(db, vectors, query):
-            pages.setdefault(path, []).append(
-                (closeness, title, under_heading(heading, body, besides=title))
-            )
+            _keep(pages.setdefault(path, []), closeness, title, heading, body, wanted)
         return dict(sorted(pages.items(), key=lambda item: (-_page_score(item[1]), item[0])))
 
     def _one_per_content(self, db: sqlite3.Connection, ranked: list[str]) -> list[str]:
@@ -491,6 +495,33 @@ def _readable_root(root: Path | str) -> Path:
     if not resolved.is_dir() or not os.access(resolved, os.R_OK | os.X_OK):
         raise ConfigError(f"corpus root must be a readable directory: {root}")
     return resolved
+
+
+def _keep(
+    kept: list[tuple[float, str, str]],
+    score: float,
+    title: str,
+    heading: str,
+    body: str,
+    wanted: frozenset[str],
+) -> None:
+    """Add a passage to a page's ``kept`` ones (best first), under its heading; the first
+    ``_SNIPPET_PASSAGES``, which its snippet shows, from their :func:`_excerpt`."""
+    shown = _excerpt(body, wanted) if len(kept) < _SNIPPET_PASSAGES else body
+    kept.append((score, title, under_heading(heading, shown, besides=title)))
+
+
+def _excerpt(body: str, wanted: frozenset[str]) -> str:
+    """What a result's snippet shows of a passage: from its sentence that holds the most of the
+    query's terms (``wanted``) on, the first such sentence on ties; from its start when no
+    sentence holds any."""
+    best, hits = 0, 0
+    spans = sentence_spans(body)
+    for i, (start, end) in enumerate(spans):
+        held = len(wanted.intersection(content_terms(body[start:end])))
+        if held > hits:
+            best, hits = i, held
+    return f"…{body[spans[best][0] :]}" if best else body
 
 
 def _own_passages(

@@ -3,8 +3,9 @@
 A search ranks pages by the words they share with the query; a page that says what was asked
 in other words sits a few places down, behind pages that repeat the query's words about
 something else, and a run reads only the first few. Each result's title and snippet (for a
-corpus, the first words of the page's best passages, each under its heading) is compared in
-meaning with the question (its closest part; :mod:`~quotebound.evidence.encoder`), and the
+corpus, the page's best passages from their sentences that hold the query's words, each under
+its heading) is compared in meaning with the question (its closest part;
+:mod:`~quotebound.evidence.encoder`), and the
 results are read in the order of the provider's rank fused with that closeness: the share of
 reciprocal rank fusion for the rank, plus a weight times the cosine similarity. Without the
 encoder the provider's order stands.
