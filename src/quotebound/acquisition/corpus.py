@@ -316,10 +316,9 @@ class LocalCorpus:
                         (r, passage_head(b)) for r, (_, _, b) in zip(ranks, rows, strict=False)
                     ]
                     rows = rows or db.execute(_FIRST_PASSAGE, self._span(db, twin)).fetchall()
-                    pages[twin] = [
-                        (0.0, t, under_heading(h, _excerpt(b, wanted), besides=t))
-                        for t, h, b in rows
-                    ]
+                    pages[twin] = []
+                    for t, h, b in rows:
+                        _keep(pages[twin], 0.0, t, h, b, wanted)
                     kept[i] = twin
         out = []
         for rank, path in enumerate(kept, start=1):

@@ -5,10 +5,9 @@ in other words sits a few places down, behind pages that repeat the query's word
 something else, and a run reads only the first few. Each result's title and snippet (for a
 corpus, the page's best passages from their sentences that hold the query's words, each under
 its heading) is compared in meaning with the question (its closest part;
-:mod:`~quotebound.evidence.encoder`), and the
-results are read in the order of the provider's rank fused with that closeness: the share of
-reciprocal rank fusion for the rank, plus a weight times the cosine similarity. Without the
-encoder the provider's order stands.
+:mod:`~quotebound.evidence.encoder`), and the results are read in the order of the provider's
+rank fused with that closeness: the share of reciprocal rank fusion for the rank, plus a
+weight times the cosine similarity. Without the encoder the provider's order stands.
 """
 
 from __future__ import annotations
