@@ -433,6 +433,19 @@ async def test_a_snippet_shows_the_sentences_of_the_pages_two_best_passages_that
     ]
 
 
+async def test_a_snippet_looks_for_its_sentence_only_near_a_long_passages_start(
+    tmp_path: Path,
+) -> None:
+    # A text file with no blank lines is one passage however long: its snippet's sentence is
+    # looked for in its first few thousand characters, so a huge one costs no more to show.
+    root = tmp_path / "long"
+    root.mkdir()
+    filler = " ".join(f"The harbour master posts table {i} every week." for i in range(2000))
+    (root / "log.txt").write_text(f"Harbour log. {filler} Spring tides follow the full moon.\n")
+    (c,) = (await make(root, tmp_path).search("spring tides moon", max_results=5)).candidates
+    assert c.snippet.startswith("Harbour log. The harbour master posts table 0")
+
+
 async def test_words_hyphenated_or_decomposed_are_found_as_a_reader_sees_them(
     tmp_path: Path,
 ) -> None:

@@ -119,6 +119,9 @@ _SNIPPET_PASSAGES = 2
 under), its first words from the sentence that holds the most of the query's terms
 (:func:`_excerpt`), joined by an ellipsis, as a web search's snippet shows the words that
 match."""
+_EXCERPT_SCAN = 5_000
+"""Characters of a passage looked through for the sentence its snippet starts at: a passage is
+about 120 words, but one block of a file with no paragraphs is one passage however long."""
 _TITLE_CHARS = 120
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 
@@ -513,9 +516,9 @@ def _keep(
 def _excerpt(body: str, wanted: frozenset[str]) -> str:
     """What a result's snippet shows of a passage: from its sentence that holds the most of the
     query's terms (``wanted``) on, the first such sentence on ties; from its start when no
-    sentence holds any."""
+    sentence in its first ``_EXCERPT_SCAN`` characters holds any."""
     best, hits = 0, 0
-    spans = sentence_spans(body)
+    spans = sentence_spans(body[:_EXCERPT_SCAN])
     for i, (start, end) in enumerate(spans):
         held = len(wanted.intersection(content_terms(body[start:end])))
         if held > hits:
