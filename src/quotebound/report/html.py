@@ -25,6 +25,7 @@ from quotebound.report.fragments import deep_link, text_fragment
 from quotebound.report.htmlpage import html_document
 from quotebound.report.markdown import grounding_confidence, report_tier
 from quotebound.report.outline import (
+    PARTIAL_NOTE,
     answer_text,
     cited_first,
     shown_findings,
@@ -133,7 +134,7 @@ def _meta(status: str, shown: Sequence[Finding], thread_id: object, *, partial: 
     tier = report_tier(shown)
     level = grounding_confidence(len(shown))
     css = "status-answered" if status == Status.ANSWERED else "status-other"
-    part = "; part of the question not answered" if partial else ""
+    part = PARTIAL_NOTE if partial else ""
     items = [
         f'<li class="{css}">{escape(status.replace("_", " ") or "unknown status")}</li>',
         f"<li>grounding confidence: {level} ({len(shown)} verified{part})</li>",

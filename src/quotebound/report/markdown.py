@@ -12,6 +12,7 @@ from typing import Literal
 
 from quotebound.records import ConflictGroup, Finding, SourceInfo, Status
 from quotebound.report.outline import (
+    PARTIAL_NOTE,
     answer_text,
     cited_first,
     shown_findings,
@@ -136,7 +137,7 @@ def _confidence_line(findings: Sequence[Finding], *, partial: bool) -> str:
     tier = report_tier(findings)
     tier_text = tier_label(tier) if tier is not None else "none"
     plural = "" if len(findings) == 1 else "s"
-    part = "; part of the question not answered" if partial else ""
+    part = PARTIAL_NOTE if partial else ""
     return (
         f"Grounding confidence: {level} ({len(findings)} verified finding{plural}{part}); "
         f"report tier: {tier_text}."

@@ -15,6 +15,7 @@ from quotebound.tiers import TrustTier
 from quotebound.urls import canonical_url
 
 __all__ = [
+    "PARTIAL_NOTE",
     "answer_text",
     "cited_first",
     "shown_findings",
@@ -23,6 +24,9 @@ __all__ = [
     "unread_reasons",
 ]
 
+PARTIAL_NOTE = "; part of the question not answered"
+"""What the confidence line adds when part of the question is left unanswered
+(:func:`unanswered`): its level counts findings, which may all answer one part."""
 _DEFAULT_MISSING = "a passage in the sources read that answers the question"
 _DEFAULT_DISABLED = (
     "no Store or thread id was available, so no page could be stored and no quote checked"
