@@ -762,6 +762,27 @@ def test_a_part_is_led_by_the_best_quote_about_it_not_by_its_words_alone() -> No
     assert [f["url"] for f in findings] == [pages["cache"].url, pages["port"].url]
 
 
+def test_a_part_that_demands_a_version_is_led_by_a_quote_that_gives_one() -> None:
+    question = "Which version introduced generated columns, and which port does the server use?"
+    texts = {
+        "what": "Generated columns are columns whose values are computed from other columns.",
+        "when": "Generated column support was added with SQLite version 3.31.0 (2020-01-22).",
+        "port": "The server listens on port 8080.",
+    }
+    pages = {k: Page(url=f"https://{k}.example/", title=k, text=t) for k, t in texts.items()}
+    found = {k: evidence_for(question, page, page.text) for k, page in pages.items()}
+    # Closer in meaning to the part, hence a higher score: it tells what the columns are.
+    found["what"].update(relevance=0.55, parts=[0.55, 0.1], score=3.0)
+    found["when"].update(relevance=0.53, parts=[0.53, 0.1], score=2.2)
+    found["port"].update(relevance=0.9, parts=[0.1, 0.9], score=2.5)
+    findings = compose_extractive(question, list(found.values()), max_findings=2)["findings"]
+    assert [f["url"] for f in findings] == [pages["when"].url, pages["port"].url]
+    # With no quote giving a version, the best quote about the part still leads it.
+    del found["when"]
+    findings = compose_extractive(question, list(found.values()), max_findings=2)["findings"]
+    assert [f["url"] for f in findings] == [pages["what"].url, pages["port"].url]
+
+
 def test_no_quote_is_composed_for_a_part_nothing_answers() -> None:
     question = "Which team maintains the widget cache, and in which city is that team based?"
     team = Page(

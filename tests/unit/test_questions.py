@@ -73,6 +73,12 @@ def test_answer_shapes() -> None:
     assert not fits(QuestionType.COUNT, "It holds some connections.")
     assert fits(QuestionType.PEP, "See PEP 572 for the rationale.")
     assert fits(QuestionType.VERSION, "New in version 3.9.")
+    assert fits(QuestionType.VERSION, "The bridge opened on 3 May 1998.")
+    assert fits(QuestionType.VERSION, "The bridge opened in March.")
+    # "may" is a verb, at the start of a sentence too, and a month only with a day or year.
+    assert not fits(QuestionType.VERSION, "Generated columns may not have a default value.")
+    assert not fits(QuestionType.VERSION, "May be omitted. It may not be used in a view.")
+    assert fits(QuestionType.VERSION, "It was deprecated in May 2020.")
     assert fits(QuestionType.RETURN, "Returns a new list.")
     assert not fits(QuestionType.GENERAL, "Anything at all.")
     assert fits(QuestionType.PERSON, "The module was written by Gerhard Häring.")

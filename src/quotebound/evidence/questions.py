@@ -140,12 +140,13 @@ _SHAPES: dict[QuestionType, re.Pattern[str]] = {
     ),
     # A count or amount: a number that is not just a year, or a number in words.
     QuestionType.COUNT: re.compile(rf"{_NUMBER}|\b(?:{_NUMBER_WORDS})\b", re.I),
+    # A month by its capitalized name; "May" with a day or year beside it, as "may" is a verb
+    # ("they may not use ...") wherever it opens a sentence.
     QuestionType.VERSION: re.compile(
-        r"\b(?:version|release[sd]?|since|added|changed|deprecated|introduced)\b.{0,40}\d"
-        r"|\b\d+\.\d+\b|\b(?:1[89]|20)\d\d\b"
-        r"|\b(?:January|February|March|April|May|June|July|August|September|October"
-        r"|November|December)\b",
-        re.I,
+        r"(?i:\b(?:version|release[sd]?|since|added|changed|deprecated|introduced)\b.{0,40}\d"
+        r"|\b\d+\.\d+\b|\b(?:1[89]|20)\d\d\b)"
+        r"|\b(?:January|February|March|April|June|July|August|September|October|November"
+        r"|December)\b|\bMay\s+\d|\d\s+May\b"
     ),
     QuestionType.PEP: re.compile(r"\bPEP\s*\d+"),
     QuestionType.RETURN: re.compile(r"\breturn(?:s|ed|ing)?\b|\byields?\b", re.I),

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from quotebound.evidence import encoder
 from quotebound.evidence.conflicts import numeric_conflicts
-from quotebound.evidence.questions import fits, question_type
+from quotebound.evidence.questions import answers_shape, fits, question_type
 from quotebound.evidence.relevance import (
     RELEVANCE_THRESHOLD,
     content_terms,
@@ -66,7 +66,7 @@ def compose_extractive(
     """Findings from the most relevant verified quotes, diverse across sources; no LLM.
     ``final``: the run can read no more (see :mod:`~quotebound.report.answering`)."""
     usable = composable_evidence(question, evidence, final=final)
-    chosen = _diverse(usable, max_findings, final=final)
+    chosen = _diverse(question, usable, max_findings, final=final)
     findings = [
         finding_for(claim, item["quote"], item)
         for claim, item in zip(_claims(question, chosen), chosen, strict=True)
@@ -84,7 +84,9 @@ def _similarity(ta: frozenset[str], tb: frozenset[str]) -> float:
     return len(ta & tb) / len(ta | tb) if ta and tb else 0.0
 
 
-def _diverse(items: list[EvidenceItem], limit: int, *, final: bool) -> list[EvidenceItem]:
+def _diverse(
+    question: str, items: list[EvidenceItem], limit: int, *, final: bool
+) -> list[EvidenceItem]:
     """Greedy maximal-marginal-relevance selection: relevance minus repetition of a source
     or of an already chosen quote; a near-duplicate of a chosen quote (the same words on two
     pages) is never chosen. Ties go to the smaller id.
@@ -109,7 +111,7 @@ def _diverse(items: list[EvidenceItem], limit: int, *, final: bool) -> list[Evid
             if e is not best and _similarity(terms[e["evidence_id"]], picked) < _NEAR_DUPLICATE
         ]
 
-    for best in _part_leaders(items, final=final)[:limit]:
+    for best in _part_leaders(question, items, final=final)[:limit]:
         # A question in parts: the best quote for each part first, so no part is crowded out.
         if best in remaining:
             remaining = choose(best)
@@ -138,15 +140,19 @@ def _marginal(
     return (-round(value, 9), item["evidence_id"])
 
 
-def _part_leaders(items: list[EvidenceItem], *, final: bool) -> list[EvidenceItem]:
+def _part_leaders(question: str, items: list[EvidenceItem], *, final: bool) -> list[EvidenceItem]:
     """For a question in several parts, the best quote for each part (by score, then id),
     distinct, in part order; none for a one-part one. A part's leader answers it
     (:func:`answers`) and is about it: of the quotes that answer it, those most relevant to it
-    of all the parts, unless there are none. The score weighs meaning and the search's ranks
-    beside the words a quote shares with the part; a quote that shares more of them may be
-    about another part."""
+    of all the parts, unless there are none; and of those, the ones with the figure the part
+    demands (:func:`~quotebound.evidence.questions.answers_shape`: "since which version ..."
+    is answered by "supported since version 3.8.0", not by what the feature is), unless there
+    are none. The score weighs meaning and the search's ranks beside the words a quote shares
+    with the part; a quote that shares more of them may be about another part, and one closer
+    in meaning may tell what the part is about rather than what it asks."""
     leaders: list[EvidenceItem] = []
     parts = max((len(e["parts"]) for e in items), default=0)
+    texts = sub_questions(question)
     for part in range(parts if parts > 1 else 0):
         answering = [
             e
@@ -154,6 +160,8 @@ def _part_leaders(items: list[EvidenceItem], *, final: bool) -> list[EvidenceIte
             if len(e["parts"]) > part and e not in leaders and answers(e, part, final=final)
         ]
         about = [e for e in answering if best_part(e) == part] or answering
+        if len(texts) == parts:
+            about = [e for e in about if answers_shape(texts[part], e["quote"])] or about
         best = min(about, key=lambda e: (-e["score"], e["evidence_id"]), default=None)
         if best is not None:
             leaders.append(best)
