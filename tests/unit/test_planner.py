@@ -48,6 +48,18 @@ def test_salient_name_phrases_skip_words_of_the_question() -> None:
     assert "Zephyr" not in names
 
 
+def test_a_word_that_opens_a_sentence_is_no_name_unless_the_texts_name_it_elsewhere() -> None:
+    names = salient_name_phrases(
+        [
+            "Note that the cache is flushed. For details, see below. However, it may lag.",
+            "Return a new list. I think so. Previously the WAL was kept. U is a letter.",
+            "Python keeps it. Only Python does. The Orion Foundation maintains Node.js.",
+        ],
+        exclude="How is the cache flushed?",
+    )
+    assert names == ["Python", "WAL", "Orion Foundation", "Node.js"]
+
+
 @pytest.mark.parametrize(
     "data",
     [

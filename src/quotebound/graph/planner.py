@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quotebound.evidence.relevance import content_terms, sub_questions
+from quotebound.text.names import is_name, opens_sentence
 
 __all__ = [
     "MAX_QUERY_CHARS",
@@ -27,6 +28,9 @@ __all__ = [
 MAX_QUERY_CHARS = 300
 _WORD = r"[A-Z][\w-]*(?:\.[A-Za-z_][\w-]*)*"
 _NAME = re.compile(rf"\b{_WORD}(?:[ ](?:of[ ]|the[ ])?{_WORD})*")
+_CAPITALIZED = re.compile(rf"\b{_WORD}")
+_NAME_SHAPED = re.compile(r"\w[A-Z\d.]")
+"""A capital, digit or dot after a word's first letter: ``SQL``, ``PostgreSQL``, ``P2``."""
 
 
 class PlanError(ValueError):
@@ -49,25 +53,49 @@ def salient_name_phrases(texts: Iterable[str], *, exclude: str = "") -> list[str
 
     A name phrase is a capitalized word (``Zephyr``; dotted ones such as ``Node.js`` whole) or a
     run of them joined by single spaces, possibly through ``of`` or ``the`` ("Orion Foundation",
-    "Bank of England"), less a leading ``The``, ``A``, ``It``... A sentence's first word counts;
-    a phrase made only of words of ``exclude`` (the question) does not. (Quality review's
-    ``_mid_sentence_capitals`` finds something else: single words, never at a sentence's start,
-    each of which a claim's quotes must contain.)"""
+    "Bank of England"), less the function words it opens with ("The", "For", "However it").
+    A phrase may open a sentence ("Orion Foundation maintains it."), but a single word there is
+    a name only if the texts write it capitalized mid-sentence too, or it is written as only
+    names are (``WAL``, ``Node.js``, ``P2``): "Note", "Return" or "Previously" open sentences
+    for grammar's sake. A phrase of one character, or made only of words of ``exclude`` (the
+    question), does not count. (Quality review's ``_mid_sentence_capitals`` finds something
+    else: single words, never at a sentence's start, each of which a claim's quotes must
+    contain.)"""
+    texts = list(texts)
     known = {t.lower() for t in re.findall(r"\w+", exclude)}
+    named = {m.group() for text in texts for m in _CAPITALIZED.finditer(text) if _named(text, m)}
     counts: dict[str, int] = {}
     first: dict[str, int] = {}
     for text in texts:
-        for m in _NAME.finditer(text):
-            name = m.group(0).strip(" .-")
-            words = name.split()
-            if words and words[0] in ("The", "A", "An", "This", "It", "In", "On", "If", "When"):
+        for phrase in _NAME.finditer(text):
+            words = list(re.finditer(r"\S+", phrase.group(0).rstrip(" .-")))
+            while words and _grammar(text, phrase.start(), words, named):
                 words = words[1:]
-            name = " ".join(words)
-            if not name or all(w.lower() in known for w in re.findall(r"\w+", name)):
+            name = " ".join(w.group() for w in words)
+            if len(name) < 2 or all(w.lower() in known for w in re.findall(r"\w+", name)):
                 continue
             counts[name] = counts.get(name, 0) + 1
             first.setdefault(name, len(first))
     return sorted(counts, key=lambda n: (-counts[n], first[n]))
+
+
+def _named(text: str, match: re.Match[str]) -> bool:
+    """Whether the capitalized word ``match`` of ``text`` is written as only names are: inside
+    a sentence, or with a capital, digit or dot after its first letter."""
+    return is_name(text, match.start(), match.group()) or bool(_NAME_SHAPED.search(match.group()))
+
+
+def _grammar(text: str, offset: int, words: list[re.Match[str]], named: set[str]) -> bool:
+    """Whether the first of a phrase's ``words`` (matched in the phrase found at ``offset`` of
+    ``text``) is there for grammar's sake: a function word, or a word that opens a sentence
+    and that the texts never write as a name (``named``), alone or before "of" or "the"."""
+    word = words[0].group()
+    if not content_terms(word):
+        return True
+    if word in named:
+        return False
+    alone = len(words) == 1 or words[1].group() in ("of", "the")
+    return alone and opens_sentence(text, offset + words[0].start())
 
 
 def deterministic_plan(

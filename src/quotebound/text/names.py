@@ -1,8 +1,8 @@
 """What counts as a name in running text: a capitalized word that does not open a sentence.
 
 A capital at a sentence's start is grammar, not a name. Quality review uses this rule for the
-names a claim may not add to its quotes, and relevance for the names a question turns on. (The
-planner's search terms are another thing: name phrases, sentence openers included.)
+names a claim may not add to its quotes, relevance for the names a question turns on, and the
+planner for which capitalized words of the quotes it read are names to search for.
 """
 
 from __future__ import annotations
