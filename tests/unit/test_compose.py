@@ -744,6 +744,14 @@ def test_extractive_keeps_the_best_quote_of_each_part_when_one_part_scores_highe
     assert server.url in [f["url"] for f in chosen]
 
 
+def _one_quote_pages(
+    question: str, texts: dict[str, str]
+) -> tuple[dict[str, Page], dict[str, EvidenceItem]]:
+    """A page of each text, at ``https://<key>.example/``, and its whole text as evidence."""
+    pages = {k: Page(url=f"https://{k}.example/", title=k, text=t) for k, t in texts.items()}
+    return pages, {k: evidence_for(question, page, page.text) for k, page in pages.items()}
+
+
 def test_a_part_is_led_by_the_best_quote_about_it_not_by_its_words_alone() -> None:
     question = "How does the widget cache expire entries, and which port does the server use?"
     texts = {
@@ -751,8 +759,7 @@ def test_a_part_is_led_by_the_best_quote_about_it_not_by_its_words_alone() -> No
         "both": "The widget cache expires entries early when the server port is busy.",
         "port": "Clients reach the daemon on 8080, the number it listens on by default.",
     }
-    pages = {k: Page(url=f"https://{k}.example/", title=k, text=t) for k, t in texts.items()}
-    found = {k: evidence_for(question, page, page.text) for k, page in pages.items()}
+    pages, found = _one_quote_pages(question, texts)
     found["cache"].update(relevance=0.9, parts=[0.9, 0.1], score=3.0)
     # More of the port part's words, but about the cache: the first part is its best.
     found["both"].update(relevance=0.8, parts=[0.8, 0.55], score=2.9)
@@ -769,8 +776,7 @@ def test_a_part_that_demands_a_version_is_led_by_a_quote_that_gives_one() -> Non
         "when": "Generated column support was added with SQLite version 3.31.0 (2020-01-22).",
         "port": "The server listens on port 8080.",
     }
-    pages = {k: Page(url=f"https://{k}.example/", title=k, text=t) for k, t in texts.items()}
-    found = {k: evidence_for(question, page, page.text) for k, page in pages.items()}
+    pages, found = _one_quote_pages(question, texts)
     # Closer in meaning to the part, hence a higher score: it tells what the columns are.
     found["what"].update(relevance=0.55, parts=[0.55, 0.1], score=3.0)
     found["when"].update(relevance=0.53, parts=[0.53, 0.1], score=2.2)
