@@ -53,7 +53,7 @@ def salient_name_phrases(texts: Iterable[str], *, exclude: str = "") -> list[str
 
     A name phrase is a capitalized word (``Zephyr``; dotted ones such as ``Node.js`` whole) or a
     run of them joined by single spaces, possibly through ``of`` or ``the`` ("Orion Foundation",
-    "Bank of England"), less the function words it opens with ("The", "For", "However it").
+    "Bank of England"), less the function words it opens with ("The", "For", "In").
     A phrase may open a sentence ("Orion Foundation maintains it."), but a single word there is
     a name only if the texts write it capitalized mid-sentence too, or it is written as only
     names are (``WAL``, ``Node.js``, ``P2``): "Note", "Return" or "Previously" open sentences
