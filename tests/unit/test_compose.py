@@ -789,6 +789,23 @@ def test_a_part_that_demands_a_version_is_led_by_a_quote_that_gives_one() -> Non
     assert [f["url"] for f in findings] == [pages["what"].url, pages["port"].url]
 
 
+def test_a_question_that_asks_how_many_opens_its_findings_with_the_number() -> None:
+    question = "How many connections does pg_basebackup open while it streams WAL?"
+    pages, found = _one_quote_pages(
+        question,
+        {
+            "about": "pg_basebackup streams WAL over a replication connection to the server.",
+            "count": "In stream mode it opens 2 connections: one for the data, one for WAL.",
+        },
+    )
+    # Closer in meaning, hence scored higher, but it gives no number.
+    found["about"].update(relevance=0.8, parts=[0.8], score=3.0)
+    found["count"].update(relevance=0.7, parts=[0.7], score=2.5)
+    composition = compose_extractive(question, list(found.values()))
+    assert [f["url"] for f in composition["findings"]] == [pages["count"].url, pages["about"].url]
+    assert composition["answer"].startswith("In stream mode it opens 2 connections")
+
+
 def test_no_quote_is_composed_for_a_part_nothing_answers() -> None:
     question = "Which team maintains the widget cache, and in which city is that team based?"
     team = Page(

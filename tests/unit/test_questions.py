@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from quotebound.evidence.questions import QuestionType, answers_shape, fits, question_type
+from quotebound.evidence.questions import (
+    QuestionType,
+    answers_shape,
+    demands_shape,
+    fits,
+    question_type,
+)
 
 
 @pytest.mark.parametrize(
@@ -153,6 +159,13 @@ def test_answer_shapes() -> None:
 )
 def test_which_questions_demand_a_figure(question: str, text: str, can_answer: bool) -> None:
     assert answers_shape(question, text) is can_answer
+
+
+def test_only_a_count_a_version_a_pep_or_a_price_is_demanded() -> None:
+    assert demands_shape("How many connections does the pool keep?")
+    assert demands_shape("Since which version can an index cover some rows?")
+    assert not demands_shape("When did the mine close?")  # an event answers too
+    assert not demands_shape("Why does the dump hold no statistics?")
 
 
 def test_a_soft_hyphen_inside_a_word_does_not_hide_its_shape() -> None:

@@ -20,7 +20,7 @@ from functools import lru_cache
 from quotebound.evidence.relevance import AUXILIARIES, content_terms
 from quotebound.text.normalize import as_seen
 
-__all__ = ["QuestionType", "answers_shape", "fits", "question_type"]
+__all__ = ["QuestionType", "answers_shape", "demands_shape", "fits", "question_type"]
 
 
 class QuestionType(Enum):
@@ -267,6 +267,13 @@ def _classified(question: str) -> tuple[QuestionType, bool]:
 def question_type(question: str) -> QuestionType:
     """The type of ``question`` (the first that applies, most specific first)."""
     return _classified(question)[0]
+
+
+def demands_shape(question: str) -> bool:
+    """Whether an answer to ``question`` must have its type's shape: a number for "how many",
+    a version or date for "which version", a PEP for "which PEP", an amount for "how much
+    does it cost" (:func:`answers_shape` tells which text has it)."""
+    return _classified(question)[1]
 
 
 def answers_shape(question: str, text: str) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from quotebound.evidence import encoder
 from quotebound.evidence.conflicts import numeric_conflicts
-from quotebound.evidence.questions import answers_shape, fits, question_type
+from quotebound.evidence.questions import answers_shape, demands_shape, fits, question_type
 from quotebound.evidence.relevance import (
     RELEVANCE_THRESHOLD,
     content_terms,
@@ -112,7 +112,7 @@ def _diverse(
         ]
 
     for best in _part_leaders(question, items, final=final)[:limit]:
-        # A question in parts: the best quote for each part first, so no part is crowded out.
+        # The best quote for each part first, so no part is crowded out.
         if best in remaining:
             remaining = choose(best)
     while remaining and len(chosen) < limit:
@@ -142,7 +142,9 @@ def _marginal(
 
 def _part_leaders(question: str, items: list[EvidenceItem], *, final: bool) -> list[EvidenceItem]:
     """For a question in several parts, the best quote for each part (by score, then id),
-    distinct, in part order; none for a one-part one. A part's leader answers it
+    distinct, in part order; for a one-part question, one only when it demands a figure ("how
+    many ...", "which version ..."), so that the report's first finding, and the answer it
+    opens, gives the figure; none for other one-part questions. A part's leader answers it
     (:func:`answers`) and is about it: of the quotes that answer it, those most relevant to it
     of all the parts, unless there are none; and of those, the ones with the figure the part
     demands (:func:`~quotebound.evidence.questions.answers_shape`: "since which version ..."
@@ -153,7 +155,8 @@ def _part_leaders(question: str, items: list[EvidenceItem], *, final: bool) -> l
     leaders: list[EvidenceItem] = []
     parts = max((len(e["parts"]) for e in items), default=0)
     texts = sub_questions(question)
-    for part in range(parts if parts > 1 else 0):
+    led = parts > 1 or (parts == 1 and demands_shape(question))
+    for part in range(parts if led else 0):
         answering = [
             e
             for e in items
