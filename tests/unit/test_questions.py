@@ -155,6 +155,13 @@ def test_answer_shapes() -> None:
         ("How many votes did she get?", "Voting will commence at 9 a.m. sharp.", False),
         ("How many votes did she get?", "Voting opens at 9:30 and closes at 5pm.", False),
         ("How many votes did she get?", "She got 5,812 votes, 58% of those cast.", True),
+        # Nor the number of a section, table or version beside it.
+        (
+            "How many replication connections does it use?",
+            "It needs REPLICATION permissions (see Section 22.2).",
+            False,
+        ),
+        ("How many tables can a join hold?", "Tables are listed in Table 9.62.", False),
     ],
 )
 def test_which_questions_demand_a_figure(question: str, text: str, can_answer: bool) -> None:

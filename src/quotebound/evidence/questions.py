@@ -206,6 +206,13 @@ metric tons", "tables: at most 64"."""
 _VARIANT_STEM = 3
 """The shortest stem that another may begin with and still be a variant of the same word."""
 _NUMBER_OF = frozenset({"number of", "numbers of"})
+_LABELS = frozenset({
+    "section", "sections", "chapter", "table", "figure", "fig", "example", "appendix", "version",
+    "versions", "release", "page", "pages", "line", "lines", "step", "rule", "pep", "rfc",
+    "issue", "bpo",
+})  # fmt: skip
+"""Words after which a number names what they label ("see Section 22.2", "Table 9.62"): it
+counts nothing."""
 _TIMES = "time"
 _ONCE = re.compile(r"\b(?:once|twice|thrice)\b", re.I)
 _MONEY = frozenset({"dollar", "euro", "pound", "yen", "cent"})
@@ -248,6 +255,8 @@ def _counts(counted: frozenset[str], given: set[str], text: str) -> bool:
             continue
         if _NOT_A_COUNT.match(text, found[i].end()):
             continue  # a share or a time of day
+        if i and words[i - 1].lower() in _LABELS:
+            continue  # the number of a section, table or version names it
         if counted & _MONEY and _MONEY_SIGN.match(word):
             return True
         if numbered or any(abs(i - j) <= _COUNT_GAP + 1 for j in named):
