@@ -242,9 +242,9 @@ def _same_word(stem: str, counted: str) -> bool:
 
 def _counts(counted: frozenset[str], given: set[str], text: str) -> bool:
     """Whether ``text`` counts what is ``counted`` (stems): a number, not a year, a share, a
-    time of day nor one the question gives, a few words from a counted word ("350 new
-    apartments", "64 tables") or after "the number of" one; an amount ("$10") when money is
-    counted; "once" or "twice" when times are."""
+    time of day, a label's (``_LABELS``) nor one the question gives, a few words from a counted
+    word ("350 new apartments", "64 tables") or after "the number of" one; an amount ("$10")
+    when money is counted; "once" or "twice" when times are."""
     found = list(_WORD.finditer(text))
     words = [m.group() for m in found]  # "9:30" is one word, which _COUNT does not take
     stems = [next(iter(content_terms(w)), "") for w in words]
@@ -289,10 +289,10 @@ def answers_shape(question: str, text: str) -> bool:
     """Whether ``text`` can answer ``question`` by shape: it must fit when the question demands
     a number, version, date or PEP ("how many", "which version", "which PEP"); any text can
     otherwise. A count must be of what is counted: "how many cabins" wants a number a few words
-    from "cabins", and a number the question gives is no answer to it. A frequency or duration
-    in words ("each", "daily") answers "how often" and "how long" only, not "how big". A
-    measure ("how long", "how big") may be given by comparison instead: "until the transaction
-    ends"."""
+    from "cabins", and neither a number the question gives nor one that labels a section, table
+    or version ("see Section 22.2") is an answer to it. A frequency or duration in words
+    ("each", "daily") answers "how often" and "how long" only, not "how big". A measure ("how
+    long", "how big") may be given by comparison instead: "until the transaction ends"."""
     kind, demanded = _classified(question)
     if not demanded:
         return True
