@@ -155,16 +155,14 @@ def _part_leaders(question: str, items: list[EvidenceItem], *, final: bool) -> l
     leaders: list[EvidenceItem] = []
     parts = max((len(e["parts"]) for e in items), default=0)
     texts = sub_questions(question)
-    led = parts > 1 or (parts == 1 and demands_shape(question))
-    for part in range(parts if led else 0):
+    for part in range(parts if parts > 1 or demands_shape(question) else 0):
         answering = [
             e
             for e in items
             if len(e["parts"]) > part and e not in leaders and answers(e, part, final=final)
         ]
         about = [e for e in answering if best_part(e) == part] or answering
-        if len(texts) == parts:
-            about = [e for e in about if answers_shape(texts[part], e["quote"])] or about
+        about = [e for e in about if answers_shape(texts[part], e["quote"])] or about
         best = min(about, key=lambda e: (-e["score"], e["evidence_id"]), default=None)
         if best is not None:
             leaders.append(best)
