@@ -114,6 +114,28 @@ def test_a_noscript_no_script_shows_is_not_read() -> None:
     assert "council" not in page.text
 
 
+def test_a_box_for_readers_without_scripts_is_not_main_content() -> None:
+    notice = (
+        "<div class='padding_block no_js_blocker'><div class=no_js_message><p>Sorry, but your "
+        "browser needs Javascript to use this site. If you're not sure how to activate it, "
+        "please refer to this page.</p></div></div>"
+    )
+    page = parse_page(
+        f"<html class=no-js><body class=no-js><div id=page class='site no-js'>{notice}"
+        f"<article role=main><h1>Ferry</h1>{_ARTICLE}"
+        "<div class=hide-if-no-js><p>Reload the page to see the latest timetable, which the "
+        "ferry company updates every morning, as it has done since the spring.</p></div>"
+        "</article></div></body></html>"
+    )
+    main = _blocks(page, "main")
+    assert not any("Javascript" in block for block in main)
+    assert "Javascript" in page.text  # kept as boilerplate: a reader may still quote it
+    # A page or wrapper marked "no-js" until its scripts run is no such box; neither is one
+    # that scripts show ("hide-if-no-js").
+    assert any(block.startswith("The council voted") for block in main)
+    assert any(block.startswith("Reload the page") for block in main)
+
+
 def test_an_unclosed_element_in_a_noscript_does_not_swallow_the_page() -> None:
     # Markup in <noscript> is text to a browser running scripts: the <div> it opens opens nothing.
     page = parse_page(

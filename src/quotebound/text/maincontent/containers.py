@@ -57,6 +57,7 @@ _AT_EDGE = _words(
 )
 _NEGATIVE = re.compile(
     rf"(?<![a-z0-9])ads?(?![a-z])|(?<!elementor-)widget|{trie_pattern(_ANYWHERE)}"
+    r"|(?<!hide-)(?<!hide-if-)no[-_]?js(?![a-z])|noscript|(?:js|javascript)[-_]?disabled"
     rf"|(?<![a-z]){trie_pattern(_AT_START + _AT_EDGE)}|{trie_pattern(_AT_EDGE)}(?![a-z])"
 )
 """Words of class and id names that mark boilerplate boxes. Distinctive words count anywhere
@@ -64,7 +65,11 @@ in a name (``sidebarRight``, ``post-sharing-tools``); others only where a word s
 (``share-bar``, ``relatedPosts``, not ``generating``, ``unrelated``) or, short ones, where one
 starts or ends (``navbar``, ``post-meta``, not ``apageroot``); "ad" only as a word of its
 own (``top-ad``, ``ad300x250``, not ``loading`` nor a generated id such as ``orgd7109ad``, whose
-hexadecimal digits end in it); page builders' ``elementor-widget`` is no widget."""
+hexadecimal digits end in it); page builders' ``elementor-widget`` is no widget. A box named
+for readers whose browser runs no scripts (``no_js_message``, ``c-nojs-teaser``,
+``noScriptMessage``, ``javascript-disabled``) asks them to turn scripts on: a page is read as a
+browser running scripts shows it, and such a browser hides the box (``hide-if-no-js`` names the
+opposite: what it hides is shown)."""
 _CLASS_WEIGHT = 25.0
 _SECTION_CLASSES = frozenset(
     {"sect1", "sect2", "sect3", "sect4", "sect5", "refsect1", "refsect2", "refsect3", "refentry"}
