@@ -136,6 +136,24 @@ def test_a_box_for_readers_without_scripts_is_not_main_content() -> None:
     assert any(block.startswith("Reload the page") for block in main)
 
 
+def test_a_documents_footnotes_are_its_text_an_aside_beside_it_is_not() -> None:
+    note = (
+        "If newline='' is not specified, newlines embedded inside quoted fields will not be "
+        "interpreted correctly."
+    )
+    aside = "<aside class=sidebar><p>Read our other stories about ferries and islands.</p></aside>"
+    sphinx = (
+        "<aside class='footnote-list brackets'><aside class='footnote brackets' id=id3 role=note>"
+        f"<span class=label>[1]</span><p>{note}</p></aside></aside>"
+    )
+    docbook = f"<div class=footnotes><br><div class=footnote><p>[1] {note}</p></div></div>"
+    for notes in (sphinx, docbook):
+        page = parse_page(f"<body><main><h1>Ferry</h1>{_ARTICLE}{notes}{aside}</main></body>")
+        main = _blocks(page, "main")
+        assert any(note in block for block in main), notes
+        assert not any("other stories" in block for block in main)
+
+
 def test_an_unclosed_element_in_a_noscript_does_not_swallow_the_page() -> None:
     # Markup in <noscript> is text to a browser running scripts: the <div> it opens opens nothing.
     page = parse_page(

@@ -70,6 +70,10 @@ for readers whose browser runs no scripts (``no_js_message``, ``c-nojs-teaser``,
 ``noScriptMessage``, ``javascript-disabled``) asks them to turn scripts on: a page is read as a
 browser running scripts shows it, and such a browser hides the box (``hide-if-no-js`` names the
 opposite: what it hides is shown)."""
+_NOTE = re.compile(r"(?:foot|end)notes?(?:[-_]?list)?")
+"""A class or id name of a document's own notes: Sphinx's ``<aside class="footnote-list">``
+of ``<aside class="footnote">``, DocBook's ``<div class="footnotes">``, an ``endnotes`` box."""
+_NOTE_ROLES = frozenset({"doc-footnote", "doc-endnote", "doc-endnotes"})
 _CLASS_WEIGHT = 25.0
 _SECTION_CLASSES = frozenset(
     {"sect1", "sect2", "sect3", "sect4", "sect5", "refsect1", "refsect2", "refsect3", "refentry"}
@@ -160,12 +164,13 @@ def node_info(
     ident = (attrs.get("id") or "").lower().split()
     named = section or not _SECTION_CLASSES.isdisjoint(names)
     names += [n for n in ident if _vote(n) > 0] if named else ident
-    votes = max(-2, min(2, sum(map(_vote, names))))
+    role = (attrs.get("role") or "").strip().lower()
+    notes = role in _NOTE_ROLES or any(_NOTE.fullmatch(n) for n in names)
+    votes = max(-2, min(2, sum(_vote(n) for n in names if not _NOTE.fullmatch(n))))
     weight += _CLASS_WEIGHT * votes
     if votes < 0:
         flags |= NEGATIVE | NAMED
-    role = (attrs.get("role") or "").strip().lower()
-    if tag in _BOILERPLATE_TAGS or role in _BOILERPLATE_ROLES:
+    if (tag in _BOILERPLATE_TAGS or role in _BOILERPLATE_ROLES) and not notes:
         weight -= LANDMARK_WEIGHT
         flags = (flags | NEGATIVE) & ~NAMED
     if role in ("main", "article"):
