@@ -74,6 +74,7 @@ _NOTE = re.compile(r"(?:foot|end)notes?(?:[-_]?list)?")
 """A class or id name of a document's own notes: Sphinx's ``<aside class="footnote-list">``
 of ``<aside class="footnote">``, DocBook's ``<div class="footnotes">``, an ``endnotes`` box."""
 _NOTE_ROLES = frozenset({"doc-footnote", "doc-endnote", "doc-endnotes"})
+"""The DPUB-ARIA roles of a document's own notes."""
 _CLASS_WEIGHT = 25.0
 _SECTION_CLASSES = frozenset(
     {"sect1", "sect2", "sect3", "sect4", "sect5", "refsect1", "refsect2", "refsect3", "refentry"}
@@ -157,7 +158,9 @@ def node_info(
     The id of a section of a document (``section``: a heading in it links to that id, as
     Sphinx's permalinks do; or its class is DocBook's, :data:`_SECTION_CLASSES`) is the name it
     is linked by, made from its title ("editing-and-navigation", "APP-PSQL-META-COMMANDS"):
-    a word of it that marks boilerplate does not make the section a box."""
+    a word of it that marks boilerplate does not make the section a box. A document's own
+    notes (a name of :data:`_NOTE`, or a role of :data:`_NOTE_ROLES`) are its text: neither
+    their ``<aside>`` nor the "foot" of ``footnote`` makes them boilerplate."""
     weight = TAG_WEIGHT.get(tag, 0.0)
     flags = 0
     names = (attrs.get("class") or "").lower().split()
