@@ -168,8 +168,9 @@ def node_info(
     named = section or not _SECTION_CLASSES.isdisjoint(names)
     names += [n for n in ident if _vote(n) > 0] if named else ident
     role = (attrs.get("role") or "").strip().lower()
-    notes = role in _NOTE_ROLES or any(_NOTE.fullmatch(n) for n in names)
-    votes = max(-2, min(2, sum(_vote(n) for n in names if not _NOTE.fullmatch(n))))
+    voting = [n for n in names if not _NOTE.fullmatch(n)]  # "footnote" is no footer
+    notes = role in _NOTE_ROLES or len(voting) < len(names)
+    votes = max(-2, min(2, sum(map(_vote, voting))))
     weight += _CLASS_WEIGHT * votes
     if votes < 0:
         flags |= NEGATIVE | NAMED
