@@ -62,6 +62,10 @@ class EvidenceItem(TypedDict):
     parts: list[float]
     """Relevance to each sub-question (as :func:`quotebound.evidence.relevance.sub_questions` splits
     the question), IDF-weighted over the round's candidates."""
+    covers: NotRequired[list[float]]
+    """Relevance to each sub-question with each term at a power of its IDF below 1: how much of
+    it the quote's words cover, which :func:`quotebound.report.answering.answers` reads where it
+    judges a quote by its words alone; absent, ``parts`` stands for it."""
     score: float
     """Ranking score: relevance plus term proximity, heading match and question-type fit."""
     context: str

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from quotebound.evidence import encoder
+from quotebound.evidence import encoder, ranking
 from quotebound.evidence.candidates import extract_candidates
 from quotebound.evidence.ranking import by_meaning, by_page_rank, join_neighbours, rank_pages
-from quotebound.evidence.relevance import sub_questions
+from quotebound.evidence.relevance import RELEVANCE_THRESHOLD, sub_questions
 from quotebound.report.answering import answers
 from quotebound.text.page import Page
 from quotebound.text.parsing import parse_page
@@ -104,6 +104,69 @@ def test_each_ranked_quote_says_whether_it_spells_the_code_the_question_names() 
 
 def _item(relevance: float, retrieved: int | None) -> dict:
     return {"relevance": relevance, "parts": [relevance], "retrieved": retrieved}
+
+
+TOOL = parse_page(
+    "<html><head><title>Archive tool</title></head><body><main><h1>Archive tool</h1>"
+    "<p>The archive tool reads an archive file named on the command line and lists each of "
+    "its members as it goes.</p>"
+    "<p>The archive tool extracts every member into the directory named by the target "
+    "option, creating that directory when it does not exist.</p>"
+    "<p>The archive tool checks each member's checksum before it writes anything and stops "
+    "at the first member that fails.</p>"
+    "<p>The archive tool keeps the modes and timestamps of its members unless the plain "
+    "option is given.</p>"
+    "<p>Put a large archive on a fast disk: unpacking is bound by the disk, not by the "
+    "processor, and slow disks make every run slower.</p>"
+    "</main></body></html>",
+    content_type="text/html",
+)
+
+
+@pytest.mark.parametrize("power", [None, 1.0])
+def test_a_quote_that_covers_the_subject_of_every_page_read_still_answers(
+    monkeypatch: pytest.MonkeyPatch, power: float | None
+) -> None:
+    """Every quote read is about the archive tool, so those words are common among them and
+    weigh little by their IDF, while the question's own wording ("put", "unpacks") is rare.
+    The answer, which says where the tool extracts its members in other words, covers enough
+    of the question by the square root of each IDF; with each term at its full IDF (power 1)
+    it falls below the bar. Its relevance and score weigh terms at their full IDF either
+    way."""
+    monkeypatch.setenv("QUOTEBOUND_MEANING", "off")
+    if power is not None:
+        monkeypatch.setattr(ranking, "_COVERING_IDF_POWER", power)
+    question = "Where does the archive tool put the files it unpacks?"
+    candidates = extract_candidates(TOOL, source_id="s")
+    ranked = rank_pages(question, [(TOOL, "Archive tool", candidates)])[0]
+    verbs = [r.candidate.quote.split()[3] for r in ranked]  # "The archive tool extracts"
+    assert verbs == ["archive", "reads", "keeps", "extracts", "checks"]  # "Put a large archive"
+    answer = ranked[verbs.index("extracts")]
+    assert answer.relevance < RELEVANCE_THRESHOLD  # by the full IDF, whatever the power
+    item = {
+        "relevance": answer.relevance,
+        "parts": list(answer.parts),
+        "covers": list(answer.covers),
+        "retrieved": None,
+    }
+    assert answers(item) is (power is None)
+
+
+def test_bars_that_ask_for_meaning_read_the_relevance_not_the_coverage() -> None:
+    """A quote on one part of a question covers a share of another part's words by the square
+    root of their IDF that its relevance, at the full IDF, does not reach: close in meaning to
+    the question once the run can read no more, it answers only the part its relevance
+    reaches."""
+    item = {
+        "relevance": 0.6,
+        "parts": [0.6, 0.11],
+        "covers": [0.7, 0.21],
+        "retrieved": None,
+        "meaning": 0.7,
+    }
+    assert answers(item, 0, final=True)
+    assert not answers(item, 1, final=True)
+    assert answers({**item, "parts": [0.6, 0.21]}, 1, final=True)
 
 
 def test_a_nearly_relevant_quote_answers_only_inside_a_top_passage() -> None:

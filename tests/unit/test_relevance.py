@@ -286,6 +286,11 @@ def test_idf_weighs_rare_terms_over_common_ones() -> None:
     question = "Which module can frobnicate a widget?"
     assert relevance(question, passages[-1], stats=stats) >= RELEVANCE_THRESHOLD
     assert relevance(question, passages[0], stats=stats) < RELEVANCE_THRESHOLD
+    flat = stats.flattened(0.5)  # the same counts, rare and common terms weighed closer
+    assert flat.idf("frobnic") == pytest.approx(stats.idf("frobnic") ** 0.5)
+    assert flat.idf("frobnic") / flat.idf("modul") < stats.idf("frobnic") / stats.idf("modul")
+    stats.add({"modul"})
+    assert flat.size == len(passages)  # counted as they stood
 
 
 def test_context_counts_as_the_passages_own_terms() -> None:

@@ -15,8 +15,9 @@ encoder, ranking is by terms alone. Then every quote gains a share for its page'
 among the search's results (the same fusion). Last, two quotes side by side on a page that
 are both worth reading join into one (:func:`join_neighbours`): a window that sets out what
 the next one answers is quoted with it.
-Relevance, with the search's rank of the quote's passage, decides whether a quote may be
-composed (:func:`quotebound.report.answering.answers`); the score orders them.
+Relevance, how much of each part a quote covers (``Ranked.covers``) and the search's rank of
+the quote's passage decide whether a quote may be composed
+(:func:`quotebound.report.answering.answers`); the score orders them.
 """
 
 from __future__ import annotations
@@ -74,6 +75,17 @@ all of whose quotes share fewer of the question's words than another page's stil
 best compared: the search ranked it worth reading, and the answer it holds may say in other
 words what the question asks, which only its meaning shows."""
 
+_COVERING_IDF_POWER = 0.5
+"""The power of each term's IDF in a quote's ``Ranked.covers``. The IDF is counted over the
+pages read, which were chosen for the words the question is about: those are common there and
+weigh next to nothing, while the question's own wording, which an answer seldom repeats
+("put", "inside", "body"), is rare and weighs most. Ranking quotes against each other, the
+sharper weights tell them apart; judging whether a quote's words alone cover the question, the
+square root keeps the subject's words counting. The bars that also ask for closeness in
+meaning read the relevance with the IDF itself: they were set for it, and by the square root
+a quote on another part of the question comes to share enough of a part it does not speak
+of."""
+
 _SENTENCES_FROM = 0.3
 """A quote whose whole reading is less close in meaning than this is not read sentence by
 sentence: a sentence close to the question draws the quote's reading toward it, and of 2,236
@@ -89,6 +101,10 @@ class Ranked:
     context: str
     parts: tuple[float, ...]
     """Relevance to each sub-question of the question, in order."""
+    covers: tuple[float, ...]
+    """Relevance to each sub-question with each term at a power of its IDF
+    (``_COVERING_IDF_POWER``): how much of it the quote covers, which the bars that judge a
+    quote by its words alone read (:func:`quotebound.report.answering.answers`)."""
     relevance: float
     """The best of ``parts``."""
     score: float
@@ -167,6 +183,7 @@ def rank_pages(
             quote_terms[-1].append(terms)
             stats.add(terms | heading_terms[context])
     questions = sub_questions(question)
+    covering = stats.flattened(_COVERING_IDF_POWER)
     out: list[list[Ranked]] = []
     for (_, _, candidates), page_contexts, ranks, terms_of in zip(
         pages, contexts, found, quote_terms, strict=True
@@ -204,7 +221,15 @@ def rank_pages(
             if full and (score, -i) <= kept[0][:2]:
                 continue  # not among the page's best: no record is made of it
             spelled = spells_identifiers(part, passage.spelled)
-            item = (score, -i, Ranked(c, context, parts, rel, round(score, 6), found_at, spelled))
+            covers = tuple(
+                passage_relevance(q, passage, stats=covering, page_terms=page_terms)
+                for q in questions
+            )
+            item = (
+                score,
+                -i,
+                Ranked(c, context, parts, covers, rel, round(score, 6), found_at, spelled),
+            )
             if full:
                 heapq.heapreplace(kept, item)
             else:
@@ -345,6 +370,7 @@ def _joined_ranked(candidate: Candidate, first: Ranked, second: Ranked) -> Ranke
         candidate=candidate,
         context=first.context,
         parts=tuple(map(max, first.parts, second.parts)),
+        covers=tuple(map(max, first.covers, second.covers)),
         relevance=max(first.relevance, second.relevance),
         score=max(first.score, second.score),
         retrieved=min(found, default=None),

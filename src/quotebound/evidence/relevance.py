@@ -165,14 +165,20 @@ words."""
 class TermStats:
     """Document frequencies of terms over a collection of passages, for IDF weights.
 
-    IDF is BM25's: ``ln(1 + (N - df + 0.5) / (df + 0.5))``. A term no passage contains
-    weighs as one that a single passage contains: as rare as anything seen, no rarer, so a
-    misspelt or differently inflected word does not drown the words that did match.
+    IDF is BM25's: ``ln(1 + (N - df + 0.5) / (df + 0.5))``, raised to ``power``. A term no
+    passage contains weighs as one that a single passage contains: as rare as anything seen,
+    no rarer, so a misspelt or differently inflected word does not drown the words that did
+    match. A power below 1 brings rare and common terms' weights closer together (see
+    :meth:`flattened`).
     """
 
-    def __init__(self, texts: Iterable[str] = ()) -> None:
+    def __init__(self, texts: Iterable[str] = (), *, power: float = 1.0) -> None:
         self._df: Counter[str] = Counter()
         self.size = 0
+        self.power = power
+        self._weights: dict[str, dict[str, float]] = {}
+        """Each (sub-)question's term weights by these counts: the same few questions are
+        weighed against every passage of the pages read."""
         for text in texts:
             self.add(text_terms(text))
 
@@ -180,10 +186,24 @@ class TermStats:
         """Count one more passage, with its distinct ``terms``."""
         self.size += 1
         self._df.update(terms)
+        self._weights.clear()
+
+    def weights(self, part: str) -> dict[str, float]:
+        """The terms of the (sub-)question ``part``, each with its weight by these counts."""
+        if part not in self._weights:
+            self._weights[part] = _weights(part, self)
+        return self._weights[part]
+
+    def flattened(self, power: float) -> TermStats:
+        """These counts as they stand, with each IDF raised to ``power``."""
+        out = TermStats(power=power)
+        out._df = self._df.copy()
+        out.size = self.size
+        return out
 
     def idf(self, term: str) -> float:
         df = max(self._df[term], 1)
-        return math.log(1.0 + (self.size - df + 0.5) / (df + 0.5))
+        return math.log(1.0 + (self.size - df + 0.5) / (df + 0.5)) ** self.power
 
 
 def sub_questions(question: str) -> list[str]:
@@ -393,6 +413,16 @@ def _base_weight(term: str, keys: dict[str, float]) -> float:
     return 1.0
 
 
+def _weights(part: str, stats: TermStats | None) -> dict[str, float]:
+    """Each term of ``part`` with its weight: what it names weighs most (:func:`key_terms`),
+    numbers and options more than words, each times its IDF by ``stats``."""
+    keys = key_terms(part)
+    return {
+        t: _base_weight(t, keys) * (stats.idf(t) if stats is not None else 1.0)
+        for t in _terms(_HOW_WORD.sub("how", part))
+    }
+
+
 def _coverage(
     part: str,
     text_terms: frozenset[str],
@@ -402,10 +432,7 @@ def _coverage(
     page_terms: frozenset[str] = frozenset(),
 ) -> float:
     keys = key_terms(part)
-    weights = {
-        t: _base_weight(t, keys) * (stats.idf(t) if stats is not None else 1.0)
-        for t in _terms(_HOW_WORD.sub("how", part))
-    }
+    weights = stats.weights(part) if stats is not None else _weights(part, None)
     total = sum(weights.values())
     if total == 0:
         return 0.0

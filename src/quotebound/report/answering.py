@@ -78,8 +78,14 @@ def answers(item: EvidenceItem, part: int | None = None, *, final: bool = False)
     sharing a smaller part of its terms; or very close in meaning and inside one of the search's
     best passages, whatever terms it shares. A quote whose meaning was compared and
     found far from the question's never answers, whatever words it shares: a page that names the
-    question's terms about something else."""
+    question's terms about something else.
+
+    The first two bars read how much of the question the quote's words cover (``covers``),
+    where the subject's words, common among the quotes of pages read for it, still count; the
+    bars that ask for closeness in meaning too read its relevance itself."""
     score = item["relevance"] if part is None else item["parts"][part]
+    covers = item.get("covers", item["parts"])
+    covered = max(covers) if part is None else covers[part]
     meaning = item.get("meaning")
     if meaning is not None and meaning < FAR_MEANING:
         return False
@@ -88,8 +94,8 @@ def answers(item: EvidenceItem, part: int | None = None, *, final: bool = False)
     close = meaning is not None and meaning >= CLOSE_MEANING
     very_close = meaning is not None and meaning >= VERY_CLOSE_MEANING
     return (
-        score >= RELEVANCE_THRESHOLD
-        or (score >= SUPPORT_THRESHOLD and best_found)
+        covered >= RELEVANCE_THRESHOLD
+        or (covered >= SUPPORT_THRESHOLD and best_found)
         or (close and score >= (_FINAL_CLOSE_RELEVANCE if final else _CLOSE_RELEVANCE))
         or (close and best_found and score >= _FOUND_RELEVANCE and item.get("spelled", False))
         or (very_close and best_found)

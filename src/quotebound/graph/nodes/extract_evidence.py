@@ -156,6 +156,7 @@ async def extract_evidence(state: ResearchState, runtime: Runtime[Context]) -> d
                     "words": c.words,
                     "relevance": r.relevance,
                     "parts": list(r.parts),
+                    "covers": list(r.covers),
                     "score": r.score,
                     "context": r.context,
                     "retrieved": r.retrieved,
