@@ -334,6 +334,10 @@ def test_offered_names_are_those_given_only_as_examples() -> None:
 
 async def test_unspelled_names_the_code_no_document_spells(root: Path, tmp_path: Path) -> None:
     (root / "shell.txt").write_text("Type .TIDES to list the tide tables of a harbour.\n")
+    (root / "survey.txt").write_text(
+        "The NGS team at the Survey's Harbour Office (SHO) charts each tide. The NGS never "
+        "runs a drill: the erupt tables are its own, and a lava flow is charted apart.\n"
+    )
     corpus = make(root, tmp_path)
     # The index is built on first use; hostile text is only ever a quoted phrase. A name is
     # spelled as the index reads words: "MAGMA_RISE" is there, in "magma rises".
@@ -344,6 +348,10 @@ async def test_unspelled_names_the_code_no_document_spells(root: Path, tmp_path:
     assert corpus.unspelled("How do volcanoes erupt?") == []
     # A run of words in capitals is spelled together: "BASALT LAVA" is, "LAVA ERUPT" is not.
     assert corpus.unspelled("Is BASALT LAVA runny? Does LAVA ERUPT?") == ["LAVA ERUPT"]
+    # A run of names a page writes apart, each in capitals, is spelled: "NGS SHO" is, in "The
+    # NGS team at the Survey's Harbour Office (SHO)"; "NGS DRILL" is not: the page writes
+    # "drill" as a word, not in capitals, though near "NGS".
+    assert corpus.unspelled("What does the NGS SHO chart? Does NGS DRILL?") == ["NGS DRILL"]
     # A method's page often omits its class or module (pydoc writes "copytree(src, dst)").
     assert corpus.unspelled("What does biology.photosynthesis() make?") == []
     # A dot-command is spelled with its dot, in any case: ".tides" is; the documents speak of

@@ -52,6 +52,7 @@ from quotebound.acquisition.duplicates import (
     same_content_pairs,
 )
 from quotebound.acquisition.ftsquery import (
+    CAPITALS_RUN,
     called_names,
     code_names,
     fts_query,
@@ -102,6 +103,8 @@ _BODIES = "SELECT body FROM passages WHERE rowid BETWEEN ? AND ? AND path = ?"
 _SPELLED = "SELECT 1 FROM passages WHERE passages MATCH ? LIMIT 1"
 _HEADINGS = "SELECT heading FROM passages WHERE passages MATCH ?"
 _WRITTEN = "SELECT title, heading, body FROM passages WHERE passages MATCH ?"
+_CAPITALS_NEAR = 10
+"""Words apart within which a passage writes each word of a run in capitals."""
 _PASSAGES_SEARCHED = 400
 """Best passages a search ranks pages by."""
 _SHARED_WORDS = 8
@@ -558,12 +561,30 @@ def _spells(db: sqlite3.Connection, name: str, match: str) -> bool:
     """Whether some passage spells the code ``name`` (``match``: the FTS5 query of its words,
     see :func:`~quotebound.acquisition.ftsquery.code_names`). A shell's dot-command or a file
     extension counts only when written with its dot (``.replicate``, in any case): the index's
-    words drop the dot, and the word alone ("replicate") is prose about something else."""
+    words drop the dot, and the word alone ("replicate") is prose about something else.
+    A run of words in capitals is spelled too by a passage that writes each of them in
+    capitals, a few words apart (:func:`_capitals_apart`)."""
     if not name.startswith("."):
-        return db.execute(_SPELLED, (match,)).fetchone() is not None
+        if db.execute(_SPELLED, (match,)).fetchone() is not None:
+            return True
+        return CAPITALS_RUN.fullmatch(name) is not None and _capitals_apart(db, name.split())
     written = re.compile(rf"{re.escape(name)}(?!\w)", re.IGNORECASE)
     rows = db.execute(_WRITTEN, (match,))
     return any(written.search(f"{title}\n{heading}\n{body}") for title, heading, body in rows)
+
+
+def _capitals_apart(db: sqlite3.Connection, words: list[str]) -> bool:
+    """Whether some passage writes each of ``words`` in capitals, as a word of its own, all
+    within ``_CAPITALS_NEAR`` words: a question runs names together that a page writes apart
+    ("NASA JPL" of "NASA's Jet Propulsion Laboratory (JPL)"). A keyword phrase a corpus lacks
+    ("CREATE PROCEDURE") is not spelled so: its words may each be prose ("a procedure"), but
+    not in capitals beside the others."""
+    near = "NEAR(" + " ".join(phrase(w) for w in words) + f", {_CAPITALS_NEAR})"
+    each = [re.compile(rf"(?<![\w-]){re.escape(w)}(?![\w-])") for w in words]
+    return any(
+        all(w.search(f"{title}\n{heading}\n{body}") for w in each)
+        for title, heading, body in db.execute(_WRITTEN, (near,))
+    )
 
 
 def _never_under(db: sqlite3.Connection, qualifier: str, own: str, *, called: bool) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from quotebound.text.normalize import as_seen
 
 __all__ = [
+    "CAPITALS_RUN",
     "called_names",
     "code_names",
     "fts_query",
@@ -26,9 +27,10 @@ __all__ = [
 _WORD = re.compile(r"\w+")
 _OPTION = re.compile(r"(?<![\w-])(--?)([A-Za-z][\w-]*)")
 _IDENTIFIER = re.compile(r"\w+(?:\.\w+)+|\w*_\w+|\w*[a-z][A-Z]\w*|[A-Za-z]\w+(?=\()")
+CAPITALS_RUN = re.compile(r"[A-Z][A-Z\d]{2,}(?:[ ]+[A-Z][A-Z\d]{2,})+")
+"""A run of words in capitals (``CREATE PROCEDURE``)."""
 _CODE = re.compile(
-    rf"(?<![\w.-])(?:{_IDENTIFIER.pattern}"
-    r"|[A-Z][A-Z\d]{2,}(?:[ ]+[A-Z][A-Z\d]{2,})+|[A-Z][A-Z\d]{3,})(?!\w)"
+    rf"(?<![\w.-])(?:{_IDENTIFIER.pattern}|{CAPITALS_RUN.pattern}|[A-Z][A-Z\d]{{3,}})(?!\w)"
 )
 """Code a text names: an identifier (a dot, an underscore, an inner capital, or a word written
 as a call: ``zip()``), a run of words in capitals (``CREATE PROCEDURE``, spelled together) or
