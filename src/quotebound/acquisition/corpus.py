@@ -568,9 +568,7 @@ def _spells(db: sqlite3.Connection, name: str, match: str) -> bool:
         if db.execute(_SPELLED, (match,)).fetchone() is not None:
             return True
         return CAPITALS_RUN.fullmatch(name) is not None and _capitals_apart(db, name.split())
-    written = re.compile(rf"{re.escape(name)}(?!\w)", re.IGNORECASE)
-    rows = db.execute(_WRITTEN, (match,))
-    return any(written.search(f"{title}\n{heading}\n{body}") for title, heading, body in rows)
+    return _writes(db, match, [re.compile(rf"{re.escape(name)}(?!\w)", re.IGNORECASE)])
 
 
 def _capitals_apart(db: sqlite3.Connection, words: list[str]) -> bool:
@@ -580,10 +578,16 @@ def _capitals_apart(db: sqlite3.Connection, words: list[str]) -> bool:
     ("CREATE PROCEDURE") is not spelled so: its words may each be prose ("a procedure"), but
     not in capitals beside the others."""
     near = "NEAR(" + " ".join(phrase(w) for w in words) + f", {_CAPITALS_NEAR})"
-    each = [re.compile(rf"(?<![\w-]){re.escape(w)}(?![\w-])") for w in words]
+    return _writes(db, near, [re.compile(rf"(?<![\w-]){re.escape(w)}(?![\w-])") for w in words])
+
+
+def _writes(db: sqlite3.Connection, match: str, written: list[re.Pattern[str]]) -> bool:
+    """Whether some passage the FTS5 query ``match`` finds holds every one of ``written`` in
+    its title, heading or body as written: the index's words are stemmed and lowercased, and
+    only narrow the passages read."""
     return any(
-        all(w.search(f"{title}\n{heading}\n{body}") for w in each)
-        for title, heading, body in db.execute(_WRITTEN, (near,))
+        all(w.search(f"{title}\n{heading}\n{body}") for w in written)
+        for title, heading, body in db.execute(_WRITTEN, (match,))
     )
 
 
