@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from quotebound.evidence.candidates import MIN_DEFINITION_WORDS, chunk_id, extract_candidates
+from quotebound.evidence.candidates import (
+    MAX_WORDS,
+    MIN_DEFINITION_WORDS,
+    MIN_WORDS,
+    chunk_id,
+    extract_candidates,
+)
 from quotebound.text.parsing import parse_page
 
 SENTENCE = "The harbour crane lifts {n} containers every hour when the wind is calm."
@@ -32,7 +38,7 @@ def test_paragraphs_in_bounds_are_taken_whole_and_spans_are_exact() -> None:
 def test_an_over_long_sentence_is_split_at_words() -> None:
     sentence = " ".join(f"word{i}" for i in range(150)) + "."
     cands = extract_candidates(sentence, source_id="s")
-    assert all(15 <= c.words <= 60 for c in cands)
+    assert all(MIN_WORDS <= c.words <= MAX_WORDS for c in cands)
     assert " ".join(c.quote for c in cands) == sentence
 
 

@@ -1,7 +1,8 @@
 """Properties of verify_quote over generated text and real text (pydoc's rendering of json).
 
-Every 15-60-word window of a source verifies with a span that reads exactly as the window, and
-changing one digit of it fails unless the altered words also occur in the source.
+Every window of a source as long as a candidate (15-80 words) verifies with a span that reads
+exactly as the window, and changing one digit of it fails unless the altered words also occur
+in the source.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from functools import cache
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from quotebound.evidence.candidates import MAX_WORDS, MIN_WORDS
 from quotebound.evidence.verification import verify_quote
 from quotebound.text.normalize import normalize_text
 from quotebound.text.parsing import parse_page
@@ -66,10 +68,10 @@ def word_spans(text: str) -> list[tuple[int, int]]:
 
 @st.composite
 def source_and_window(draw: st.DrawFn, source: st.SearchStrategy[str] = SOURCE) -> tuple:
-    """A source text and the (start, end) of a window of 15-60 of its words."""
+    """A source text and the (start, end) of a window of a candidate's length in its words."""
     text = draw(source)
     spans = word_spans(text)
-    size = draw(st.integers(15, min(60, len(spans))))
+    size = draw(st.integers(MIN_WORDS, min(MAX_WORDS, len(spans))))
     first = draw(st.integers(0, len(spans) - size))
     return text, spans[first][0], spans[first + size - 1][1]
 
@@ -114,7 +116,7 @@ def window_with_changed_digit(draw: st.DrawFn) -> tuple:
         text = draw(GENERATED_TEXT.filter(lambda t: re.search(r"\d", t) is not None))
         spans = word_spans(text)
         index = next(i for i, (a, b) in enumerate(spans) if re.search(r"\d", text[a:b]))
-        size = draw(st.integers(15, min(60, len(spans))))
+        size = draw(st.integers(MIN_WORDS, min(MAX_WORDS, len(spans))))
         first = draw(st.integers(max(0, index - size + 1), min(index, len(spans) - size)))
         start, end = spans[first][0], spans[first + size - 1][1]
         window = text[start:end]
@@ -165,7 +167,7 @@ def test_a_plain_quote_of_a_decorated_page_returns_the_decorated_span(
         shown = decorate(word, style)
         pieces.append((len(text), len(text) + len(shown)))
         text += shown + separator
-    size = data.draw(st.integers(15, min(60, len(words))))
+    size = data.draw(st.integers(MIN_WORDS, min(MAX_WORDS, len(words))))
     first = data.draw(st.integers(0, len(words) - size))
     quote = " ".join(word for word, _, _ in words[first : first + size])
     start, end = pieces[first][0], pieces[first + size - 1][1]

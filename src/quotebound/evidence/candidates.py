@@ -1,18 +1,18 @@
 """Evidence candidates: quotable windows of a page's main content.
 
-A candidate is a span ``page.text[start:end]`` of 15-60 words. Paragraphs in range are taken
-whole; longer ones are split at sentence boundaries into windows within the bounds (a single
-sentence over the limit at word boundaries), never dropped; a short paragraph (a function's
-signature, a one-line summary) is joined with the paragraphs that follow it until the window
-is long enough. Short paragraphs that reach no such window (the last lines of an article, a
-paragraph before a heading) join the window just before them when it is their neighbour and
-has room, else stand alone from ``MIN_ALONE_WORDS``: they never vanish. A definition term
-only starts a window, and a whole definition-list entry of at least ``MIN_DEFINITION_WORDS``
-is a candidate on its own. Headings, table cells and code (``pre``) never join one, but for
-a short line of code that a colon introduces ("You can install it through pip:" / "pip install
-yapapi"), which joins the sentence it completes; other short code makes no candidate. Ids
-depend only on the source and the quote's text, so they are stable across rounds, runs and
-processes.
+A candidate is a span ``page.text[start:end]`` of ``MIN_WORDS`` to ``MAX_WORDS`` words (15-80).
+Paragraphs in range are taken whole; longer ones are split at sentence boundaries into windows
+within the bounds (a single sentence over the limit at word boundaries), never dropped; a short
+paragraph (a function's signature, a one-line summary) is joined with the paragraphs that
+follow it until the window is long enough. Short paragraphs that reach no such window (the last
+lines of an article, a paragraph before a heading) join the window just before them when it is
+their neighbour and has room, else stand alone from ``MIN_ALONE_WORDS``: they never vanish. A
+definition term only starts a window, and a whole definition-list entry of at least
+``MIN_DEFINITION_WORDS`` is a candidate on its own. Headings, table cells and code (``pre``)
+never join one, but for a short line of code that a colon introduces ("You can install it
+through pip:" / "pip install yapapi"), which joins the sentence it completes; other short code
+makes no candidate. Ids depend only on the source and the quote's text, so they are stable
+across rounds, runs and processes.
 """
 
 from __future__ import annotations
@@ -30,8 +30,10 @@ from quotebound.text.parsing import parse_page
 
 __all__ = [
     "HASH_VERSION",
+    "MAX_WORDS",
     "MIN_ALONE_WORDS",
     "MIN_DEFINITION_WORDS",
+    "MIN_WORDS",
     "Candidate",
     "chunk_id",
     "extract_candidates",
@@ -40,6 +42,14 @@ __all__ = [
 
 HASH_VERSION = 1
 """Version of :func:`chunk_id`'s normalization; stored beside each hash, never hashed."""
+MIN_WORDS = 15
+"""The fewest words of a window: a shorter paragraph joins the paragraphs after it."""
+MAX_WORDS = 80
+"""The most words of a window: a paragraph up to this long is quoted whole, as its author wrote
+it, and a longer one is cut at its sentences. Cut at 60 words, a paragraph of 61-80 came apart
+into two windows, each without what the other says (the sentence that names the subject, the
+one that answers), and neither read as an answer. The sentence encoder reads a quote's first
+128 tokens, about 90 words of prose, so it still reads such a paragraph whole."""
 
 _WORD = re.compile(r"\S+")
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
@@ -115,7 +125,7 @@ def _digest(text: str) -> bytes:
 
 
 def extract_candidates(
-    page: Page | str, *, source_id: str, min_words: int = 15, max_words: int = 60
+    page: Page | str, *, source_id: str, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS
 ) -> list[Candidate]:
     """Candidates from the main content of ``page`` in document order, without duplicates."""
     if min_words < 1 or max_words < 2 * min_words:
