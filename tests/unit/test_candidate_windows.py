@@ -35,6 +35,13 @@ def test_paragraphs_in_bounds_are_taken_whole_and_spans_are_exact() -> None:
         assert c.source_id == "s1"
 
 
+def test_a_paragraph_up_to_the_longest_window_is_one_quote() -> None:
+    paragraph = _para(6)  # 78 words: the sentence that names the subject stays with the rest
+    assert MAX_WORDS - 13 < _words(paragraph) <= MAX_WORDS
+    cands = extract_candidates(parse_page(f"<article><p>{paragraph}</p></article>"), source_id="s")
+    assert [c.quote for c in cands] == [paragraph]
+
+
 def test_an_over_long_sentence_is_split_at_words() -> None:
     sentence = " ".join(f"word{i}" for i in range(150)) + "."
     cands = extract_candidates(sentence, source_id="s")
