@@ -390,6 +390,41 @@ def test_the_sections_beside_a_long_options_section_are_main() -> None:
         assert _role(page, text) == "main"
 
 
+def _pydoc_section(title: str, body: str) -> str:
+    """A section as pydoc renders a module: a table whose rows hold its title and its body."""
+    return (
+        f"<table class=section><tr class=decor><td class=section-title colspan=3>"
+        f"<strong class=bigsection>{title}</strong></td></tr><tr><td class=decor>&nbsp;</td>"
+        f"<td>&nbsp;</td><td class=singlecolumn>{body}</td></tr></table>"
+    )
+
+
+def _pydoc_entries(docs: Sequence[str]) -> str:
+    return "".join(f"<dl><dt>entry_{i}(x)</dt><dd>{d}</dd></dl>" for i, d in enumerate(docs))
+
+
+@pytest.mark.parametrize("classes", [1, 3], ids=["one class", "three classes"])
+def test_a_modules_functions_are_main_beside_its_long_classes_section(classes: int) -> None:
+    # pydoc renders a module as tables of one kind (Classes, Functions, Data), each body in a
+    # row's cell, and each class as a table of that kind again inside "Classes". The methods
+    # of one class may outweigh the rest; the functions are the module's all the same.
+    functions = [
+        "Return a random text string, in hexadecimal, with twice as many digits as bytes.",
+        "Return True when both strings are equal, in time that does not depend on the content.",
+    ]
+    class_body = _pydoc_entries(SETTINGS * 4)
+    page = parse_page(
+        "<body><table class=heading><tr><td><a href=.>index</a></td></tr></table>"
+        + _pydoc_section("Modules", "<a href=os.html>os</a>")
+        + _pydoc_section("Classes", _pydoc_section("class Box", class_body) * classes)
+        + _pydoc_section("Functions", _pydoc_entries(functions))
+        + "</body>"
+    )
+    for text in [*SETTINGS, *functions]:
+        assert _role(page, text) == "main"
+    assert _role(page, "index") == "boilerplate"
+
+
 def test_headings_that_link_back_to_the_contents_are_main() -> None:
     # Sphinx's FAQ pages: each question is a heading whose text is a link back to the page's
     # contents, and the answers under it are read under that heading.

@@ -54,7 +54,7 @@ MEDIA_TYPES = {
 }
 """File suffixes the corpus indexes, and the media type each is read as."""
 
-_INDEX_FORMAT = "22"
+_INDEX_FORMAT = "23"
 _SPAN_BYTES = 150
 """Bytes a page's passage span takes in the cache beside its path's characters: its entry, a
 tuple and two integers."""

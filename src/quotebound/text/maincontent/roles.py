@@ -12,9 +12,11 @@ containers above them, less with each level; a container's class and id words (`
 
 The best container, widened to an ancestor when strong candidates sit side by side, and joined by
 other strong candidates and by siblings that score well or are the same kind of box, is the main
-region. Inside it, paragraphs are classed as jusText does (good prose, near-good, short, link list;
-:mod:`quotebound.text.maincontent.prose`) and short ones follow their neighbours; containers that
-look like boilerplate (share bars, bylines, related lists, comment threads, captions) stay
+region; the boxes of its kind beside the section it lies in join too, and beside the outermost
+box of a kind it is nested in (a class's section inside a module's "Classes" section). Inside
+it, paragraphs are classed as jusText does (good prose, near-good, short, link list;
+:mod:`quotebound.text.maincontent.prose`) and short ones follow their neighbours; containers
+that look like boilerplate (share bars, bylines, related lists, comment threads, captions) stay
 boilerplate, unless captions of one class together hold most of the region (a slideshow told
 in its captions), or boxes of one kind do with next to no prose beside them (a forum's posts
 classed "comment": no article for them to comment on). Prose beside the region in its parent,
@@ -337,25 +339,41 @@ def _region(
         alike = nodes.tag[sibling] == tag and nodes.classes[sibling] == classes
         if final[sibling] >= threshold or (alike and final[sibling] > 0):
             roots.add(sibling)
+
     # A named section box around the region, up to a few levels (the "Options" section of a
     # reference page), brings the boxes of its own kind beside it that hold prose: the other
     # sections of the same body.
-    section = up
-    for _ in range(_SECTION_LEVELS):
-        above = parent[section]
-        if above < 0 or shaded[section] or not nodes.classes[section]:
-            break
-        for sibling in _children(parent, above):
-            if (
-                sibling != section
-                and prose[sibling] > 0
-                and joinable[sibling]
-                and not shaded[sibling]
-                and nodes.tag[sibling] == nodes.tag[section]
-                and nodes.classes[sibling] == nodes.classes[section]
-            ):
-                roots.add(sibling)
-        section = above
+    def beside(box: int) -> set[int]:
+        """The boxes of the kind of ``box`` (its tag and classes) beside it that hold prose."""
+        kind = nodes.tag[box], nodes.classes[box]
+        return {
+            sibling
+            for sibling in _children(parent, parent[box])
+            if sibling != box
+            and prose[sibling] > 0
+            and joinable[sibling]
+            and not shaded[sibling]
+            and (nodes.tag[sibling], nodes.classes[sibling]) == kind
+        }
+
+    section, levels = up, 0
+    while levels < _SECTION_LEVELS and parent[section] >= 0 and not shaded[section]:
+        if nodes.classes[section]:  # a box of no class (a table's row) is no level
+            roots |= beside(section)
+            levels += 1
+        section = parent[section]
+    # A box inside a box of its own kind (a class's section inside a reference page's
+    # "Classes" section) is a subsection: the outermost box of that kind brings the boxes of
+    # its kind beside it, the other sections.
+    nested: dict[tuple[str, str], list[int]] = {}
+    box = top
+    while parent[box] >= 0 and not shaded[box]:
+        if nodes.classes[box]:
+            nested.setdefault((nodes.tag[box], nodes.classes[box]), []).append(box)
+        box = parent[box]
+    for boxes in nested.values():
+        if len(boxes) > 1:
+            roots |= beside(boxes[-1])
     return roots
 
 
