@@ -202,6 +202,21 @@ def test_a_second_part_asked_with_whether_or_plus_is_a_part() -> None:
     assert sub_questions(question) == [question]
 
 
+def test_a_request_after_and_or_a_question_after_then_is_a_part() -> None:
+    assert sub_questions(
+        "Compare the Instant Pot Duo and Duo Plus and tell me which one has a sterilize mode."
+    ) == ["Compare the Instant Pot Duo and Duo Plus", "tell me which one has a sterilize mode"]
+    assert sub_questions(
+        "What is a savepoint in PostgreSQL and explain how ROLLBACK TO releases its locks"
+    ) == ["What is a savepoint in PostgreSQL", "explain how ROLLBACK TO releases its locks"]
+    assert sub_questions(
+        "How do I see the running queries in Postgres, then how do I cancel a slow one?"
+    ) == ["How do I see the running queries in Postgres", "how do I cancel a slow one"]
+    # A verb that shares its object with the one before it asks nothing of its own.
+    question = "How do I run and explain a slow query?"
+    assert sub_questions(question) == [question]
+
+
 def test_a_preamble_joins_the_part_it_sets_the_scene_for() -> None:
     question = (
         "In April 2022, how many people in the Americas had no vaccine dose, "
