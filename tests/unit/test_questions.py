@@ -64,6 +64,9 @@ from quotebound.evidence.questions import (
         ("Our old code broke in 2019. When did the API change?", QuestionType.VERSION),
         ("I bought three tickets. How many seats are left?", QuestionType.COUNT),
         ("I bought three tickets. Who sold the last seats?", QuestionType.PERSON),
+        # Typed without the apostrophe.
+        ("whos the current maintainer of the sqlite3 module", QuestionType.PERSON),
+        ("doesnt VACUUM give the space back to the OS", QuestionType.YES_NO),
         # A clause inside a sentence is not a sentence of its own.
         ("I wonder why the pool is empty", QuestionType.GENERAL),
     ],

@@ -116,6 +116,14 @@ def test_content_terms_drop_stopwords_stem_and_keep_digits() -> None:
     ]
 
 
+def test_a_contraction_typed_without_its_apostrophe_is_a_function_word() -> None:
+    question = "What's the default port, and why doesn't the server listen on it if I'm remote?"
+    informal = question.replace("'", "").lower()
+    assert content_terms(informal) == content_terms(question)
+    assert sub_questions(informal) == [p.replace("'", "").lower() for p in sub_questions(question)]
+    assert len(sub_questions(informal)) == 2
+
+
 def test_content_terms_split_identifiers() -> None:
     assert content_terms("shutil.copytree") == ["shutil", "copytre"]
     assert content_terms("copy the tree") == content_terms("copying trees")

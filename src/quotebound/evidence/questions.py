@@ -96,7 +96,7 @@ _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
         re.compile(_OPENS + r"why\b|\bwhat\s+(?:is|was)\s+the\s+reason\b", re.I),
     ),
     (QuestionType.RETURN, False, re.compile(r"\breturns?\b|\byields?\b", re.I)),
-    (QuestionType.PERSON, False, re.compile(_OPENS + r"(?:who|whom)\b", re.I)),
+    (QuestionType.PERSON, False, re.compile(_OPENS + r"(?:who|whom|whos)\b", re.I)),
     (QuestionType.DEFAULT, False, re.compile(r"\bdefaults?\b", re.I)),
     (
         QuestionType.DIFFERENCE,
@@ -112,7 +112,7 @@ _TYPES: tuple[tuple[QuestionType, bool, re.Pattern[str]], ...] = (
     (
         QuestionType.YES_NO,
         False,
-        re.compile(rf"{_OPENS}(?:{_AUXILIARY}|isn't|aren't|doesn't|don't|can't)\b", re.I),
+        re.compile(rf"{_OPENS}(?:{_AUXILIARY}|isn'?t|aren'?t|doesn'?t|don'?t|can'?t)\b", re.I),
     ),
 )
 """Question types, most specific first. An amount of money, a number, version, date or PEP is

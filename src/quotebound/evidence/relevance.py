@@ -78,7 +78,12 @@ possessives in one question quote nothing."""
 _HOW_WORD = re.compile(r"\bhow\s+(?:many|much|long|often|far|big|large|old|soon)\b", re.I)
 """"How many", "how often" ...: the asking, not the subject; the answer's shape stands for it."""
 
-_QUESTION_WORDS = ("what", "how", "why", "when", "where", "which", "who", "whom", "whose")
+_QUESTION_WORDS = (
+    "what", "whats", "how", "hows", "why", "when", "where", "wheres", "which", "who", "whos",
+    "whom", "whose",
+)  # fmt: skip
+"""The words a question may ask with, as typed with or without the apostrophe ("what's",
+"whats")."""
 AUXILIARIES = (
     "is", "are", "was", "were", "can", "could", "does", "do", "did", "will", "would", "should",
     "shall", "has", "have", "had", "may", "might", "must",
@@ -133,9 +138,12 @@ _STOPWORD_LIST = """
     via was wasn way we were weren what when where whether which while who whom whose why will
     with within without won would wouldn yes yet you your yours yourself yourselves
     also instead tell explain describe mean means meant s t d
+    whats whos hows wheres thats theres im ive youre youve theyre weve dont doesnt didnt cant
+    couldnt wouldnt shouldnt isnt arent wasnt werent hasnt havent hadnt wont
 """
 _STOPWORDS = frozenset(_STOPWORD_LIST.split())
-"""English function words: they say how a question is asked, not what it asks about."""
+"""English function words: they say how a question is asked, not what it asks about. A
+contraction typed without its apostrophe ("dont", "whats") is one too."""
 _KEYWORDS = frozenset({
     "and", "as", "else", "for", "from", "having", "if", "in", "into", "is", "not", "on", "or",
     "over", "using", "where", "while", "with",
