@@ -26,7 +26,10 @@ development sets and of the others apart, and the same for where the missed part
 Exits 1 when a set misses a threshold. A set whose corpus is absent is skipped with a message;
 the news pages are unpacked from the shared archive into the cache when needed.
 
-    python bench/bench_corpora.py [--only NAME] [--limit N] [--dump FILE]
+    python bench/bench_corpora.py [--only NAME] [--limit N] [--dump FILE] [--informally]
+
+``--informally`` types each question as many users type theirs: in lower case, without
+apostrophes or a final question mark ("whats the default port"); the same pages must answer.
 
 ``--dump FILE`` also writes each question's run to FILE as a line of JSON: the question, its
 set, category and place, the run's status, stop reason and findings, each expected part with
@@ -44,6 +47,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import re
 import statistics
 import sys
 import tarfile
@@ -220,7 +224,19 @@ def opened(corpus: Corpus) -> tuple[dict[str, Any], LocalCorpus]:
     return golden, local
 
 
-async def _run_set(corpus: Corpus, limit: int | None, dump: TextIO | None = None) -> SetResult:
+def typed_informally(question: str) -> str:
+    """``question`` as many users type it: in lower case, without apostrophes ("whats", "dont")
+    or a final question mark."""
+    typed = re.sub(r"(?<=\w)['’](?=\w)", "", question).lower().rstrip()
+    return typed.removesuffix("?").rstrip()
+
+
+async def _run_set(
+    corpus: Corpus,
+    limit: int | None,
+    dump: TextIO | None = None,
+    typed: Callable[[str], str] = str,
+) -> SetResult:
     golden, local = opened(corpus)
     context = make_context(
         "chat",
@@ -244,8 +260,9 @@ async def _run_set(corpus: Corpus, limit: int | None, dump: TextIO | None = None
         for index, item in enumerate(items):
             saver = InMemorySaver() if dump is not None else None
             t = time.perf_counter()
+            question = typed(item["question"])
             out = await run_research(
-                item["question"],
+                question,
                 store=InMemoryStore(),
                 checkpointer=saver,
                 context=context,
@@ -274,7 +291,7 @@ async def _run_set(corpus: Corpus, limit: int | None, dump: TextIO | None = None
                     "set": corpus.name,
                     "category": category,
                     "index": index,
-                    "question": item["question"],
+                    "question": question,
                     "status": out["status"],
                     "stop_reason": (out["audit"] or {}).get("stop_reason"),
                     "findings": [f["evidence_ids"] for f in out["findings"]],
@@ -290,7 +307,7 @@ async def _run_set(corpus: Corpus, limit: int | None, dump: TextIO | None = None
                 }
                 dump.write(json.dumps(record, ensure_ascii=False) + "\n")
             hits += hit
-            print(f"  {'PASS' if hit else 'MISS'}  {out['status']:<22} {item['question'][:90]}")
+            print(f"  {'PASS' if hit else 'MISS'}  {out['status']:<22} {question[:90]}")
         counts[category] = (hits, len(items))
         share = hits / len(items)
         met = share >= THRESHOLDS[category]
@@ -357,6 +374,11 @@ def main() -> int:
     ap.add_argument("--only", choices=sorted(CORPORA), action="append")
     ap.add_argument("--limit", type=int, default=None, help="at most N questions per category")
     ap.add_argument("--dump", type=Path, help="write each question's run to FILE (JSON lines)")
+    ap.add_argument(
+        "--informally",
+        action="store_true",
+        help="type each question in lower case, without apostrophes or a final question mark",
+    )
     args = ap.parse_args()
     results: list[SetResult] = []
     with args.dump.open("w") if args.dump else contextlib.nullcontext() as dump:
@@ -365,7 +387,8 @@ def main() -> int:
             if corpus.root is None or not corpus.root.is_dir():
                 print(f"\n== {name}: corpus not found ({corpus.root}); skipped")
                 continue
-            results.append(asyncio.run(_run_set(corpus, args.limit, dump)))
+            typed = typed_informally if args.informally else str
+            results.append(asyncio.run(_run_set(corpus, args.limit, dump, typed)))
     _summary(results)
     return 0 if all(r.met for r in results) else 1
 

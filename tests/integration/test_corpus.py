@@ -493,7 +493,9 @@ REFERENCE = {
 <p>Swap the bytes of all items of the array.</p></body></html>""",
     "typing.html": """<html><head><title>typing — Support for type hints</title></head><body>
 <h1>typing — Support for type hints</h1><h2>typing.cast(typ, val)</h2>
-<p>Cast a value to a type, which returns the value unchanged.</p></body></html>""",
+<p>Cast a value to a type, which returns the value unchanged.</p>
+<h2>typing.TYPE_CHECKING</h2><p>A constant that static type checkers take to be true.</p>
+</body></html>""",
     "datetime.html": """<html><head><title>datetime — Dates and times</title></head><body>
 <h1>datetime — Dates and times</h1><h2>datetime.strptime(date_string, format)</h2>
 <p>Parse a date string by format; see the table of directives to parse dates.</p>
@@ -534,6 +536,13 @@ async def test_unspelled_names_a_qualified_name_the_documents_never_write(
     assert corpus.unspelled("Why is self.counter never reset?") == []
     # A name no passage spells at all is named by itself, as before.
     assert corpus.unspelled("What does math.clamp_all() do?") == ["clamp_all"]
+    # A question typed in lower case throughout names code in any case; one that uses case
+    # names it as written.
+    assert corpus.unspelled("is typing.type_checking true when the program runs") == []
+    assert corpus.unspelled("what does math.clamp() do to a value out of bounds") == ["math.clamp"]
+    assert corpus.unspelled("Is typing.type_checking true when the program runs?") == [
+        "typing.type_checking"
+    ]
 
 
 MEANING_PAGES = {

@@ -264,8 +264,9 @@ class LocalCorpus:
         :func:`~quotebound.acquisition.ftsquery.code_names` or
         :func:`~quotebound.acquisition.ftsquery.called_names` no passage spells (:func:`_spells`:
         a dot-command with its dot), and a qualified name whose own name the corpus spells,
-        but never under its qualifier (:func:`_never_under`). A name ``text`` gives only as an
-        example (:func:`~quotebound.acquisition.ftsquery.offered_names`) is none of them."""
+        but never under its qualifier (:func:`_never_under`; in any case when ``text`` is in
+        lower case throughout). A name ``text`` gives only as an example
+        (:func:`~quotebound.acquisition.ftsquery.offered_names`) is none of them."""
         named = {**code_names(text), **called_names(text)}
         qualified = qualified_names(text)
         offered = offered_names(text, [*named, *qualified])
@@ -281,7 +282,9 @@ class LocalCorpus:
                 for name, (qualifier, own) in qualified.items()
                 if name not in offered
                 and own not in unknown
-                and _never_under(db, qualifier, own, called=f"{name}(" in text)
+                and _never_under(
+                    db, qualifier, own, called=f"{name}(" in text, cased=not text.islower()
+                )
             ]
         return unknown
 
@@ -591,7 +594,9 @@ def _writes(db: sqlite3.Connection, match: str, written: list[re.Pattern[str]]) 
     )
 
 
-def _never_under(db: sqlite3.Connection, qualifier: str, own: str, *, called: bool) -> bool:
+def _never_under(
+    db: sqlite3.Connection, qualifier: str, own: str, *, called: bool, cased: bool
+) -> bool:
     """Whether the corpus documents names under ``qualifier`` but never ``own`` under it.
 
     Under ``qualifier``: some passage's own heading names ``qualifier.`` followed by a name,
@@ -603,12 +608,15 @@ def _never_under(db: sqlite3.Connection, qualifier: str, own: str, *, called: bo
     clamp is 1"). A question about ``math.clamp()`` then asks about a name the documents do not
     have, however often they say "clamp" elsewhere; the asker's own variable
     (``my_list.sort()``) heads no entry.
-    Names are matched as written, case and all: the index's stemmed words only narrow the
-    passages read (its "typing override" is also "an immutable type, override")."""
-    named, written = _written(qualifier), _written(own)
-    together = re.compile(rf"{named.pattern}[ .]{written.pattern}")
+    Names are matched as written, case and all (unless not ``cased``: a question typed in
+    lower case throughout writes ``typing.type_checking`` for ``typing.TYPE_CHECKING``): the
+    index's stemmed words only narrow the passages read (its "typing override" is also "an
+    immutable type, override")."""
+    flags = 0 if cased else re.IGNORECASE
+    named, written = _written(qualifier, flags), _written(own, flags)
+    together = re.compile(rf"{named.pattern}[ .]{written.pattern}", flags)
     as_code = rf"(?<![\w.])(?:\w+\.)*{re.escape(own)}\(|\.{written.pattern}"
-    mentioned = re.compile(as_code) if called else written
+    mentioned = re.compile(as_code, flags) if called else written
     for title, heading, body in db.execute(
         _WRITTEN,
         (
@@ -619,7 +627,7 @@ def _never_under(db: sqlite3.Connection, qualifier: str, own: str, *, called: bo
         text = f"{heading}\n{body}"
         if together.search(text) or (named.search(title) and mentioned.search(text)):
             return False
-    qualifies = re.compile(rf"{named.pattern}\.\w")
+    qualifies = re.compile(rf"{named.pattern}\.\w", flags)
     headings = db.execute(_HEADINGS, (f"heading : {phrase(qualifier)}",))
     return any(qualifies.search(_entry_name(heading)) for (heading,) in headings)
 
@@ -630,9 +638,9 @@ def _entry_name(heading: str) -> str:
     return heading.rpartition(HEADING_SEPARATOR)[2].partition("(")[0]
 
 
-def _written(name: str) -> re.Pattern[str]:
-    """``name`` as a whole word, written as it is."""
-    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+def _written(name: str, flags: int = 0) -> re.Pattern[str]:
+    """``name`` as a whole word, written as it is (in any case with ``re.IGNORECASE``)."""
+    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", flags)
 
 
 def _page_score(scores: list[tuple[float, str, str]]) -> float:

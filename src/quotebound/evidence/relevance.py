@@ -412,7 +412,11 @@ def names_identifiers(question: str) -> bool:
 def spells_identifiers(question: str, text: str) -> bool:
     """Whether ``text`` spells, as written, every identifier and option that ``question``
     names (the last component of each: ``set_max_threads`` of ``asyncio.set_max_threads()``).
-    A paraphrase may reword what a question asks, never the code it names."""
+    A paraphrase may reword what a question asks, never the code it names; a question typed in
+    lower case throughout names it in any case ("typing.type_checking")."""
+    if question.islower():
+        folded = text.casefold()
+        return all(name.casefold() in folded for name in _identifiers(question))
     return all(name in text for name in _identifiers(question))
 
 
