@@ -210,7 +210,7 @@ def test_a_second_part_asked_with_whether_or_plus_is_a_part() -> None:
     assert sub_questions(question) == [question]
 
 
-def test_a_request_after_and_or_a_question_after_then_is_a_part() -> None:
+def test_a_request_after_and_or_a_question_after_a_comma_is_a_part() -> None:
     assert sub_questions(
         "Compare the Instant Pot Duo and Duo Plus and tell me which one has a sterilize mode."
     ) == ["Compare the Instant Pot Duo and Duo Plus", "tell me which one has a sterilize mode"]
@@ -220,6 +220,10 @@ def test_a_request_after_and_or_a_question_after_then_is_a_part() -> None:
     assert sub_questions(
         "How do I see the running queries in Postgres, then how do I cancel a slow one?"
     ) == ["How do I see the running queries in Postgres", "how do I cancel a slow one"]
+    # A question of its own after a comma: an auxiliary and who or what it asks about.
+    assert sub_questions(
+        "What is the default recursion limit in Python, can I raise it safely?"
+    ) == ["What is the default recursion limit in Python", "can I raise it safely"]
     # A verb that shares its object with the one before it asks nothing of its own.
     question = "How do I run and explain a slow query?"
     assert sub_questions(question) == [question]

@@ -90,6 +90,9 @@ AUXILIARIES = (
 )  # fmt: skip
 """The verbs a question may open with ("Can I ...", "Is it ..."): it then asks yes or no."""
 _ASKING = "|".join(_QUESTION_WORDS + AUXILIARIES)
+_PRONOUN = r"(?:i|it|we|you|they|he|she|this|that|there|these|those)"
+"""Who or what an auxiliary after a comma asks about when it opens a question of its own:
+"..., can I raise it?" (not "For a large table, can VACUUM ...", a scene and its question)."""
 _TELLING = r"(?:tell|show)\s+(?:me|us)|explain|describe"
 """A request that may follow "and" as a part of its own: "... and tell me which ..."."""
 _LEADING = r"(?:(?:in|on|at|for|from|by|under|to|with|of|during|after|before|since|until)\s+)?"
@@ -97,16 +100,18 @@ _LEADING = r"(?:(?:in|on|at|for|from|by|under|to|with|of|during|after|before|sin
 _SPLIT = re.compile(
     r"\s*(?:[;?]|(\bas well as\b|\band also\b)"
     rf"|(?:,\s*)?\band\b(?=\s+(?:{_LEADING}(?:{_ASKING}|whether)|if|{_TELLING})\b)"
-    rf"|,\s*(?:plus\s+|then\s+)?(?={_LEADING}(?:{'|'.join(_QUESTION_WORDS)})\b))\s*",
+    rf"|,\s*(?:plus\s+|then\s+)?(?={_LEADING}(?:{'|'.join(_QUESTION_WORDS)})\b)"
+    rf"|,\s*(?=(?:{'|'.join(AUXILIARIES)})\s+{_PRONOUN}\b))\s*",
     re.IGNORECASE,
 )
 """Where a question's parts meet: ``;`` or ``?``, "as well as", "and also" (the one group: what
 follows them is asked for too), "and" before a question word, "whether" or an auxiliary
 ("..., and how ...", "..., and whether ...", "... and is ..."; not "X and Y"), before a
 condition ("..., and if X, what ...") or before a request ("... and tell me which ..."), a
-comma before a question word, or before "plus" or "then" and a question word ("..., plus how
-...", "..., then how ..."). A comma before "whether" is no meeting: "..., whether or
-not it is used" qualifies what is asked."""
+comma before a question word, before "plus" or "then" and a question word ("..., plus how
+...", "..., then how ..."), or before an auxiliary and a pronoun ("..., can I raise it?"). A
+comma before "whether" is no meeting: "..., whether or not it is used" qualifies what is
+asked."""
 _CONJUNCTION = r"(?:and|but|also|so)(?:,\s*|\s+)"
 """A conjunction a part may open with ("And which ...", "Also, how ..."): it joins the part to
 the question, it is not part of what is asked."""
