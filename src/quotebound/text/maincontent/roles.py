@@ -55,7 +55,8 @@ _SHADE = 0.3
 _ALSO = 0.5
 """Another candidate this close to the best one's score joins the region."""
 _SECTION_LEVELS = 2
-"""How far above the region a section box may be that brings its sibling sections."""
+"""How far above the region a section box may be that brings its sibling sections, counted in
+boxes with a class (a table's row or body between them is no level)."""
 _PART_OF_WHOLE = 1.0
 """The region widens to an ancestor whose prose outside it is at least this share of the prose
 inside (climbing past wrappers, up to a boilerplate-looking box): the candidate was one section
@@ -340,9 +341,6 @@ def _region(
         if final[sibling] >= threshold or (alike and final[sibling] > 0):
             roots.add(sibling)
 
-    # A named section box around the region, up to a few levels (the "Options" section of a
-    # reference page), brings the boxes of its own kind beside it that hold prose: the other
-    # sections of the same body.
     def beside(box: int) -> set[int]:
         """The boxes of the kind of ``box`` (its tag and classes) beside it that hold prose."""
         kind = nodes.tag[box], nodes.classes[box]
@@ -356,6 +354,9 @@ def _region(
             and (nodes.tag[sibling], nodes.classes[sibling]) == kind
         }
 
+    # A named section box around the region, up to a few levels (the "Options" section of a
+    # reference page), brings the boxes of its own kind beside it that hold prose: the other
+    # sections of the same body.
     section, levels = up, 0
     while levels < _SECTION_LEVELS and parent[section] >= 0 and not shaded[section]:
         if nodes.classes[section]:  # a box of no class (a table's row) is no level
