@@ -417,8 +417,9 @@ def names_identifiers(question: str) -> bool:
 def spells_identifiers(question: str, text: str) -> bool:
     """Whether ``text`` spells, as written, every identifier and option that ``question``
     names (the last component of each: ``set_max_threads`` of ``asyncio.set_max_threads()``).
-    A paraphrase may reword what a question asks, never the code it names; a question typed in
-    lower case throughout names it in any case ("typing.type_checking")."""
+    A paraphrase may reword what a question asks, never the code it names. A question (or a
+    part of one) with no capital letter says nothing by its case, so it names the code in any
+    case ("typing.type_checking" for ``typing.TYPE_CHECKING``)."""
     if question.islower():
         folded = text.casefold()
         return all(name.casefold() in folded for name in _identifiers(question))

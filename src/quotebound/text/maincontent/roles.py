@@ -332,9 +332,10 @@ def _region(
         return roots
     # Siblings that score well, or that are the same kind of box as the chosen one (the next
     # post of a thread, the next item of a listicle), join it.
+    children = _children(parent)
     threshold = max(10.0, 0.2 * final[top])
     tag, classes = nodes.tag[top], nodes.classes[top]
-    for sibling in _children(parent, up):
+    for sibling in children.get(up, ()):
         if sibling == top or not joinable[sibling]:
             continue
         alike = nodes.tag[sibling] == tag and nodes.classes[sibling] == classes
@@ -346,7 +347,7 @@ def _region(
         kind = nodes.tag[box], nodes.classes[box]
         return {
             sibling
-            for sibling in _children(parent, parent[box])
+            for sibling in children[parent[box]]
             if sibling != box
             and prose[sibling] > 0
             and joinable[sibling]
@@ -378,9 +379,13 @@ def _region(
     return roots
 
 
-def _children(parent: list[int], node: int) -> list[int]:
-    """The children of ``node`` (nodes come in document order, children after parents)."""
-    return [i for i in range(node + 1, len(parent)) if parent[i] == node]
+def _children(parent: list[int]) -> dict[int, list[int]]:
+    """Each node's children in document order, by node (one pass: the region asks for the
+    children of several boxes)."""
+    children: dict[int, list[int]] = {}
+    for i, up in enumerate(parent):
+        children.setdefault(up, []).append(i)
+    return children
 
 
 def _add_lead(paras: list[Para], main: list[bool], shaded: list[bool], *, stated: bool) -> None:
