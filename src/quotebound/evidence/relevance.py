@@ -69,6 +69,8 @@ _OPTION = re.compile(r"--?[A-Za-z]")
 _NUMERIC = re.compile(r"\d+(?:\.\d+)*")
 _PART = re.compile(r"[A-Za-z]+|\d+")
 _IDENTIFIER = re.compile(r"[._]|[a-z][A-Z]|[A-Za-z]\d|^-")
+_EXCEPTION = re.compile(r"(?:Error|Exception|Warning)$")
+"""An exception's name (``AttributeError``, ``JSONDecodeError``, ``DeprecationWarning``)."""
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _QUOTED = re.compile(r"(?<!\w)[\"“'‘`]((?:[^\"”'’`]|(?<=\w)['’](?=\w)){2,80}?)[\"”'’`](?!\w)")
 """A phrase in quotes. A quote mark opens after no letter and closes before none, and one
@@ -417,13 +419,17 @@ def names_identifiers(question: str) -> bool:
 def spells_identifiers(question: str, text: str) -> bool:
     """Whether ``text`` spells, as written, every identifier and option that ``question``
     names (the last component of each: ``set_max_threads`` of ``asyncio.set_max_threads()``).
-    A paraphrase may reword what a question asks, never the code it names. A question (or a
-    part of one) with no capital letter says nothing by its case, so it names the code in any
-    case ("typing.type_checking" for ``typing.TYPE_CHECKING``)."""
+    A paraphrase may reword what a question asks, never the code it names. An exception's name
+    is not asked for: a question names it to say what went wrong ("my old code now dies with
+    AttributeError"), and the passage that says why ("The sys.maxint constant was removed")
+    seldom names it; it still weighs as a name in relevance. A question (or a part of one)
+    with no capital letter says nothing by its case, so it names the code in any case
+    ("typing.type_checking" for ``typing.TYPE_CHECKING``)."""
+    names = [name for name in _identifiers(question) if not _EXCEPTION.search(name)]
     if question.islower():
         folded = text.casefold()
-        return all(name.casefold() in folded for name in _identifiers(question))
-    return all(name in text for name in _identifiers(question))
+        return all(name.casefold() in folded for name in names)
+    return all(name in text for name in names)
 
 
 def _base_weight(term: str, keys: dict[str, float]) -> float:
