@@ -351,6 +351,9 @@ def test_a_passage_spells_the_code_a_question_names_or_not() -> None:
     assert not spells_identifiers(question, "Set the max threads of the default executor, -X.")
     assert not spells_identifiers(question, "set_max_threads(n) sets the maximum.")
     assert spells_identifiers("How does the event loop pick threads?", "Any text at all.")
+    # Typed in lower case throughout, a question names code in any case.
+    assert spells_identifiers("is typing.type_checking true", "if TYPE_CHECKING: import x")
+    assert not spells_identifiers("Is typing.type_checking true?", "if TYPE_CHECKING: import x")
 
 
 def test_an_exception_the_question_names_need_not_be_spelled() -> None:
@@ -359,9 +362,6 @@ def test_an_exception_the_question_names_need_not_be_spelled() -> None:
     assert spells_identifiers(question, "The sys.max_int constant was removed.")
     assert not spells_identifiers(question, "AttributeError is raised on a missing attribute.")
     assert spells_identifiers("When is a DeprecationWarning shown?", "Warnings are shown once.")
-    # Typed in lower case throughout, a question names code in any case.
-    assert spells_identifiers("is typing.type_checking true", "if TYPE_CHECKING: import x")
-    assert not spells_identifiers("Is typing.type_checking true?", "if TYPE_CHECKING: import x")
 
 
 def test_names_without_what_is_asked_about_them_fall_below_threshold() -> None:
