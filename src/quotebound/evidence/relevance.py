@@ -425,11 +425,18 @@ def spells_identifiers(question: str, text: str) -> bool:
     seldom names it; it still weighs as a name in relevance. A question (or a part of one)
     with no capital letter says nothing by its case, so it names the code in any case
     ("typing.type_checking" for ``typing.TYPE_CHECKING``)."""
-    names = [name for name in _identifiers(question) if not _EXCEPTION.search(name)]
     if question.islower():
-        folded = text.casefold()
-        return all(name.casefold() in folded for name in names)
-    return all(name in text for name in names)
+        text = text.casefold()
+    return all(name in text for name in _spelled_names(question))
+
+
+@lru_cache(maxsize=1024)
+def _spelled_names(part: str) -> tuple[str, ...]:
+    """The names :func:`spells_identifiers` looks for (once per part: it is asked of every
+    quote): ``part``'s identifiers and options but exceptions' names, folded when ``part`` has
+    no capital letter."""
+    names = [name for name in _identifiers(part) if not _EXCEPTION.search(name)]
+    return tuple(name.casefold() for name in names) if part.islower() else tuple(names)
 
 
 def _base_weight(term: str, keys: dict[str, float]) -> float:
