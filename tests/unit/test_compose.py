@@ -20,8 +20,12 @@ from h6_compose.factory import (
     evidence_for,
 )
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langgraph.runtime import Runtime
 
+from quotebound.context import make_context
 from quotebound.evidence.relevance import CONTEXT_THRESHOLD, RELEVANCE_THRESHOLD, SUPPORT_THRESHOLD
+from quotebound.graph.deps import Deps
+from quotebound.graph.nodes.compose import compose
 from quotebound.model.chat import parse_json_loosely
 from quotebound.model.prompts import QUOTES_BEGIN, QUOTES_END
 from quotebound.records import Composition, EvidenceItem, Finding
@@ -31,6 +35,7 @@ from quotebound.report.answering import (
     FAR_MEANING,
     RELATED_MEANING,
     VERY_CLOSE_MEANING,
+    composable_evidence,
     context_worthy,
 )
 from quotebound.report.extractive import compose_extractive
@@ -460,6 +465,32 @@ def test_a_question_no_answering_quote_addresses_is_not_answered() -> None:
     on = _scored(quote, 0.9, ADDRESSED_MEANING + 0.05)
     findings = compose_extractive(LEASE_QUESTION, [off, on])["findings"]
     assert {f["quote"] for f in findings} == {words, quote}
+
+
+async def test_the_compose_node_composes_what_the_assessment_found_answered(
+    tmp_path: Path,
+) -> None:
+    """The composable evidence is chosen once, from all the run's evidence: chosen again from
+    itself, it would lose the answer that is about the subject but shares few of its words by
+    weight, and the run the assessment found answered would compose nothing."""
+    # Both answer by the share of the question's words they cover; only the first is close
+    # enough in meaning to be about the question's subject, and only the second reaches the
+    # context bar by its terms' weight.
+    about = _scored(LEASE.text.split(". ")[0] + ".", CONTEXT_THRESHOLD - 0.1, ADDRESSED_MEANING)
+    about["covers"] = [RELEVANCE_THRESHOLD + 0.1]
+    beside = _scored(LEASE.text.split(". ")[1], CONTEXT_THRESHOLD + 0.1, ADDRESSED_MEANING - 0.05)
+    beside["covers"] = [RELEVANCE_THRESHOLD + 0.1]
+    evidence = [about, beside]
+    composable = composable_evidence(LEASE_QUESTION, evidence)
+    assert composable == [beside]
+    assert composable_evidence(LEASE_QUESTION, composable) == []  # the rule is not idempotent
+    settings = make_context(
+        "chat", composer="extractive", provider="corpus", corpus_dir=str(tmp_path)
+    )
+    state = {"question": LEASE_QUESTION, "evidence": evidence, "settings": settings.as_dict()}
+    update = await compose(state, Runtime(context=settings), deps=Deps())  # type: ignore[arg-type]
+    assert [f["quote"] for f in update["composition"]["findings"]] == [beside["quote"]]
+    assert update["records"][-1]["request"]["evidence"] == 1
 
 
 def test_a_quote_related_in_meaning_is_composed_beside_an_answer() -> None:

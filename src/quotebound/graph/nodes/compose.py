@@ -29,7 +29,12 @@ async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps
     """Compose with the model unless it is off, has failed review too often, or errs."""
     settings = Context(**state["settings"])
     model = deps.toolkit(settings).chat_model
-    evidence = relevant_evidence(state)
+    # All the run's evidence: each composer keeps what may be composed by the rule the
+    # assessment applied to the same evidence. Given only that, the rule would apply twice, and
+    # it is not idempotent: a quote that answers without reaching the context bar is left out,
+    # and without it the quotes left may no longer answer, so a run the assessment found
+    # answered would compose nothing.
+    evidence = state.get("evidence") or []
     final = final_round(state)
     max_findings = int(settings.max_citations or 6)
     warnings: list[str] = []
@@ -54,7 +59,11 @@ async def compose(state: ResearchState, runtime: Runtime[Context], *, deps: Deps
     records = next_record(
         state,
         "compose",
-        request={"mode": composition["mode"], "evidence": len(evidence), "feedback": feedback},
+        request={
+            "mode": composition["mode"],
+            "evidence": len(relevant_evidence(state)),
+            "feedback": feedback,
+        },
         response_summary={"findings": len(composition["findings"])},
         tier=min((f["trust_tier"] for f in composition["findings"]), default=None),
     )
