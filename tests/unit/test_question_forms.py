@@ -1,28 +1,49 @@
-"""How questions are asked: a set of 120 written by someone who had not read the splitter (100
-asking two things in the forms users type, 20 asking one with "and" or commas inside), so that
-a change to :func:`~quotebound.evidence.relevance.sub_questions` is measured on forms it was
-not written for."""
+"""How questions are asked: two sets written by people who had not read the splitter, so that a
+change to :func:`~quotebound.evidence.relevance.sub_questions` is measured on forms it was not
+written for.
+
+The first (120: 100 asking two things in the forms users type, 20 asking one with "and" or
+commas inside) was the measure of the splitter as it was written. The second (280: 160 asking
+two things, each joined in one of some forty ways, and 120 asking one thing with "and", "or",
+commas or two clauses inside) was written later; the rules that split "..., or how ...",
+"..., but what ...", "... and then how ...", "... and list ...", an ask after a sentence that
+tells the situation, and a part that names a single term ("..., and what is its default?")
+were written from its misses, and the first set measured them: 75 of its 100 split in two
+before them, 84 after, its 20 whole before and after."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+
 from quotebound.evidence.relevance import sub_questions
 
-FORMS = json.loads((Path(__file__).parents[1] / "fixtures" / "question_forms.json").read_text())
-SPLIT_AT_LEAST = 75
-"""Of the 100 questions asking two things, how many are split in two today. Some are not, by
-design: a second part of fewer than two content words ("..., and where do they ship from?")
-stays with the first, a first sentence that only sets a scene ("I need to attach a database.
-Which pragma ...?") too, and "X, or do I need Y?" is read as one question with two
-answers."""
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+SETS = {
+    # name: (two-part questions, one-part questions, how many of the two-part ones are split in
+    # two today, how many of the one-part ones stay whole)
+    "question_forms.json": (100, 20, 84, 20),
+    "question_forms_b.json": (160, 120, 136, 119),
+}
+"""Some two-part questions are not split, by design: a second part that names nothing of its
+own ("..., and why?") stays with the first, and so does a first sentence that only sets a scene
+("I need to attach a database. Which pragma ...?"); "X, or do I need Y?" is read as one
+question with two answers, and "The docs say X is gone, but what replaces it?" as one question
+and its premise. One one-part question of the second set is split: "How do I make argparse
+accept --verbose or -v, as well as -vv for extra detail?", where "as well as" adds to what is
+asked about, not to what is asked."""
 
 
-def test_questions_asking_two_things_split_in_two_and_one_thing_stays_whole() -> None:
-    two = [f["question"] for f in FORMS if len(f["parts"]) == 2]
-    one = [f["question"] for f in FORMS if len(f["parts"]) == 1]
-    assert (len(two), len(one)) == (100, 20)
-    assert [q for q in one if sub_questions(q) != [q]] == []
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_questions_asking_two_things_split_in_two_and_one_thing_stays_whole(name: str) -> None:
+    forms = json.loads((FIXTURES / name).read_text())
+    n_two, n_one, split_at_least, whole_at_least = SETS[name]
+    two = [f["question"] for f in forms if len(f["parts"]) == 2]
+    one = [f["question"] for f in forms if len(f["parts"]) == 1]
+    assert (len(two), len(one)) == (n_two, n_one)
+    whole = sum(sub_questions(q) == [q] for q in one)
+    assert whole >= whole_at_least, f"{whole} of {n_one} stay whole"
     split = sum(len(sub_questions(q)) == 2 for q in two)
-    assert split >= SPLIT_AT_LEAST, f"{split} of 100 split in two"
+    assert split >= split_at_least, f"{split} of {n_two} split in two"

@@ -292,6 +292,92 @@ def test_where_the_parts_of_a_question_meet_and_what_opens_them(
     assert sub_questions(question) == parts
 
 
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        # a second ask after "or", "but" or "also" and a question word or an auxiliary
+        (
+            "Does SQLite have a real boolean type, or how should I store true/false values?",
+            ["Does SQLite have a real boolean type", "how should I store true/false values"],
+        ),
+        (
+            "Is LIKE case-insensitive in SQLite, but what about letters outside ASCII?",
+            ["Is LIKE case-insensitive in SQLite", "what about letters outside ASCII"],
+        ),
+        (
+            "What page size does a new database get, also can I change it after tables exist?",
+            ["What page size does a new database get", "can I change it after tables exist"],
+        ),
+        # "and then" before a question; a request after "and"
+        (
+            "How do I export a table to CSV with a header and then how do I load that file "
+            "into SQLite?",
+            ["How do I export a table to CSV with a header", "how do I load that file into SQLite"],
+        ),
+        (
+            "Explain how __slots__ saves memory and list the drawbacks.",
+            ["Explain how __slots__ saves memory", "list the drawbacks"],
+        ),
+        # the first part asks after a sentence that tells the situation
+        (
+            "I missed the match last night. What was the final score between Arsenal and "
+            "Spurs, and did anyone get injured?",
+            [
+                "I missed the match last night. What was the final score between Arsenal and Spurs",
+                "did anyone get injured",
+            ],
+        ),
+        (
+            "who's replacing the outgoing Fed vice chair and when's the confirmation hearing",
+            ["who's replacing the outgoing Fed vice chair", "when's the confirmation hearing"],
+        ),
+        # a part that names a single term asks it of the part before it
+        (
+            "What does statement_timeout control in PostgreSQL, and what is its default?",
+            [
+                "What does statement_timeout control in PostgreSQL",
+                "what is its default (What does statement_timeout control in PostgreSQL)",
+            ],
+        ),
+        (
+            "Are dicts guaranteed to keep insertion order in Python 3.7? Also, what about sets?",
+            [
+                "Are dicts guaranteed to keep insertion order in Python 3.7",
+                "what about sets (Are dicts guaranteed to keep insertion order in Python 3.7)",
+            ],
+        ),
+        (
+            "What is the default shared_buffers value (and why is it so low)?",
+            [
+                "What is the default shared_buffers value",
+                "why is it so low (What is the default shared_buffers value)",
+            ],
+        ),
+    ],
+)
+def test_more_ways_two_asks_meet(question: str, parts: list[str]) -> None:
+    assert sub_questions(question) == parts
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # the other answer to one yes-or-no question
+        "Is it safe to call os.fork() after starting threads, or will it deadlock?",
+        # a premise the question goes on from
+        "The docs say the imp module is gone, but what replaces imp.load_source?",
+        # a part that names nothing of its own is the part before it
+        "Which minister resigned over the rail contract, and why?",
+        "When was zoneinfo added to the standard library and by whom?",
+        # a comma before an auxiliary without "but" or "also" goes on with the question
+        "Which limits, such as maximum SQL length, page count, and number of attached "
+        "databases, can be lowered at runtime with sqlite3_limit()?",
+    ],
+)
+def test_what_only_looks_like_a_second_ask_is_none(question: str) -> None:
+    assert sub_questions(question) == [question]
+
+
 def test_term_coverage_measures_support() -> None:
     quote = "copytree recursively copies an entire directory tree."
     assert term_coverage("copytree copies a directory tree", quote) == 1.0

@@ -95,25 +95,30 @@ _ASKING = "|".join(_QUESTION_WORDS + AUXILIARIES)
 _PRONOUN = r"(?:i|it|we|you|they|he|she|this|that|there|these|those)"
 """Who or what an auxiliary after a comma asks about when it opens a question of its own:
 "..., can I raise it?" (not "For a large table, can VACUUM ...", a scene and its question)."""
-_TELLING = r"(?:tell|show)\s+(?:me|us)|explain|describe"
-"""A request that may follow "and" as a part of its own: "... and tell me which ..."."""
+_TELLING = r"tell\s+(?:me|us)|show|explain|describe|list|name|give|suggest"
+"""A request that may follow "and" as a part of its own: "... and tell me which ...", "Explain
+how X saves memory and list the drawbacks"."""
 _LEADING = r"(?:(?:in|on|at|for|from|by|under|to|with|of|during|after|before|since|until)\s+)?"
 """A preposition a question word may follow: "on what date", "since which version"."""
 _SPLIT = re.compile(
     r"\s*(?:[;?]|(\bas well as\b|\band also\b)"
-    rf"|(?:,\s*)?\band\b(?=\s+(?:{_LEADING}(?:{_ASKING}|whether)|if|{_TELLING})\b)"
-    rf"|,\s*(?:plus\s+|then\s+)?(?={_LEADING}(?:{'|'.join(_QUESTION_WORDS)})\b)"
+    rf"|(?:,\s*)?\band\b(?:\s+then\b)?(?=\s+(?:{_LEADING}(?:{_ASKING}|whether)|if|{_TELLING})\b)"
+    rf"|,\s*(?:plus\s+|then\s+|or\s+)?(?={_LEADING}(?:{'|'.join(_QUESTION_WORDS)})\b)"
+    rf"|,\s*(?:but|also)\s+(?={_LEADING}(?:{_ASKING})\b)"
     rf"|,\s*(?=(?:{'|'.join(AUXILIARIES)})\s+{_PRONOUN}\b))\s*",
     re.IGNORECASE,
 )
 """Where a question's parts meet: ``;`` or ``?``, "as well as", "and also" (the one group: what
 follows them is asked for too), "and" before a question word, "whether" or an auxiliary
 ("..., and how ...", "..., and whether ...", "... and is ..."; not "X and Y"), before a
-condition ("..., and if X, what ...") or before a request ("... and tell me which ..."), a
-comma before a question word, before "plus" or "then" and a question word ("..., plus how
-...", "..., then how ..."), or before an auxiliary and a pronoun ("..., can I raise it?"). A
-comma before "whether" is no meeting: "..., whether or not it is used" qualifies what is
-asked."""
+condition ("..., and if X, what ...") or before a request ("... and tell me which ..."), also
+as "and then"; a comma before a question word, before "plus", "then" or "or" and a question
+word ("..., plus how ...", "..., then how ...", "..., or how should I store it?"), before "but"
+or "also" and a question word or an auxiliary ("..., but what about ...", "..., also can I
+..."), or before an auxiliary and a pronoun ("..., can I raise it?"). "Or" before an auxiliary
+offers the other answer to one yes-or-no question ("..., or will it deadlock?"), and a comma
+before "whether" qualifies what is asked ("..., whether or not it is used"): neither is a
+meeting."""
 _CONJUNCTION = r"(?:and|but|also|so)(?:,\s*|\s+)"
 """A conjunction a part may open with ("And which ...", "Also, how ..."): it joins the part to
 the question, it is not part of what is asked."""
@@ -121,17 +126,19 @@ _OPENING = re.compile(rf"{_CONJUNCTION}(?=\S)", re.IGNORECASE)
 _WH = "|".join(w for w in _QUESTION_WORDS if w != "when")
 _AUXILIARY = "|".join(AUXILIARIES)
 _ASKS = re.compile(
-    rf"(?:^|[:,]\s*|\s[-–—]\s*)(?:{_CONJUNCTION})?"
-    rf"{_LEADING}(?:(?:{_WH})\b|when\s+(?:{_AUXILIARY})\b"
+    rf"(?:^|[:,]\s*|[.!]\s+|\s[-–—]\s*)(?:{_CONJUNCTION})?"
+    rf"{_LEADING}(?:(?:{_WH})\b|when(?:\s+(?:{_AUXILIARY})\b|['’]s\b|\s*$)"
     rf"|(?:{_AUXILIARY}|explain|describe|tell|name|list|give|show|compare|find|summari[sz]e)\b)"
     r"|^whether\b",
     re.IGNORECASE,
 )
-"""A piece that asks something: it opens, or goes on after a colon, a comma or a dash, with a
-question word ("On what date ...", "When did ..."), an auxiliary ("Can I ...", "For a large
-table, can ...") or a request ("Explain ..."), a conjunction allowed before it ("And which
-..."); or it opens with "whether" (what "and" split off: "..., and whether TLS is required").
-"When I sort ...", "In a StrEnum", "If the server has ..." only set the scene."""
+"""A piece that asks something: it opens, or goes on after a colon, a comma, a dash or a
+sentence that tells the situation ("I missed the match. What was the score ..."), with a
+question word ("On what date ...", "When did ...", "when's ...", "..., and if so, when"), an
+auxiliary ("Can I ...", "For a large table, can ...") or a request ("Explain ..."), a
+conjunction allowed before it ("And which ..."); or it opens with "whether" (what "and" split
+off: "..., and whether TLS is required"). "When I sort ...", "In a StrEnum", "If the server has
+..." only set the scene."""
 
 _STOPWORD_LIST = """
     a about above after again against all am an and any are aren as at be because been before
@@ -227,12 +234,16 @@ class TermStats:
 def sub_questions(question: str) -> list[str]:
     """Split a question into the parts it asks about; at least ``[question]``.
 
-    Splits on ``;``, ``?``, "as well as", "and also", on "and" before a question word or
-    auxiliary and on a comma before a question word. A piece that asks nothing (a preamble: "In
-    a StrEnum, what value ...") joins the piece after it, unless "as well as" or "and also"
-    added it to the request; a piece with fewer than two content terms joins its neighbour, so
-    "X and Y" inside one part stays whole. Joined pieces keep the question's own words between
-    them.
+    Splits where ``_SPLIT`` finds parts meet: ``;``, ``?``, "as well as", "and also", "and"
+    before a question word or auxiliary, a comma before a question word ... A piece that asks
+    nothing (a preamble: "In a StrEnum, what value ...") joins the piece after it, unless "as
+    well as" or "and also" added it to the request. A piece that names nothing ("..., and
+    why?", "... and by whom?") joins the piece before it, and a piece after one that names a
+    single content term joins it, so "X and Y" inside one part stays whole. A piece that names
+    a single content term ("..., and what is its default?", "? Also, what about sets?") asks it
+    of the part before it: it is a part of its own, followed by that part in brackets ("what is
+    its default (What does statement_timeout control)"), whose words it is about. Joined pieces
+    keep the question's own words between them.
     """
     cached = len(question) <= _CACHED_CHARS
     return list(_parts(question) if cached else _parts.__wrapped__(question))
@@ -267,15 +278,30 @@ def _parts(question: str) -> tuple[str, ...]:
         return len(content_terms(question[span[0] : span[1]]))
 
     merged: list[list[int]] = []
+    leaning: set[int] = set()  # the parts that ask too little alone, of the part before them
     for span in spans:
-        if merged and (terms(span) < 2 or terms(merged[-1]) < 2):
+        own = terms(span)
+        if merged and (own == 0 or (terms(merged[-1]) < 2 and len(merged) - 1 not in leaning)):
             merged[-1][1] = span[1]
+            continue
+        if merged and own < 2:
+            leaning.add(len(merged))
+        merged.append(span)
+
+    def worded(a: int, b: int) -> str:
+        part = question[a:b].lstrip(" ,.").rstrip(" ,.-–—(")
+        if part.endswith(")") and part.count(")") > part.count("("):
+            part = part[:-1]  # "(and why is it so low)": the bracket closes an aside
+        return part[m.end() :] if (m := _OPENING.match(part)) else part
+
+    parts: list[str] = []
+    asked_of = ""
+    for i, (a, b) in enumerate(merged):
+        if i in leaning:
+            parts.append(f"{worded(a, b)} ({asked_of})")
         else:
-            merged.append(span)
-    if len(merged) > 1 and terms(merged[-1]) < 2:
-        merged[-2][1] = merged.pop()[1]
-    parts = [question[a:b].lstrip(" ,.").rstrip(" ,.-–—") for a, b in merged]
-    parts = [p[m.end() :] if (m := _OPENING.match(p)) else p for p in parts]
+            asked_of = worded(a, b)
+            parts.append(asked_of)
     return tuple(parts) if len(parts) > 1 else (question,)
 
 
