@@ -6,9 +6,9 @@ The first (120: 100 asking two things in the forms users type, 20 asking one wit
 commas inside) was the measure of the splitter as it was written. The second (280: 160 asking
 two things, each joined in one of some forty ways, and 120 asking one thing with "and", "or",
 commas or two clauses inside) was written later; the rules that split "..., or how ...",
-"..., but what ...", "... and then how ...", "... and list ...", an ask after a sentence that
-tells the situation, and a part that names a single term ("..., and what is its default?")
-were written from its misses, and the first set measured them: 75 of its 100 split in two
+"..., but what ...", "... and then how ...", "... and list ...", "..., and roughly how ...",
+an ask after a sentence that tells the situation, and a part that names a single term ("...,
+and what is its default?") were written from its misses, and the first set measured them: 75 of its 100 split in two
 before them, 84 after, its 20 whole before and after."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ SETS = {
     # name: (two-part questions, one-part questions, how many of the two-part ones are split in
     # two today, how many of the one-part ones stay whole)
     "question_forms.json": (100, 20, 84, 20),
-    "question_forms_b.json": (160, 120, 136, 119),
+    "question_forms_b.json": (160, 120, 137, 119),
 }
 """Some two-part questions are not split, by design: a second part that names nothing of its
 own ("..., and why?") stays with the first, and so does a first sentence that only sets a scene

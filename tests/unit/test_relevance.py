@@ -318,6 +318,19 @@ def test_where_the_parts_of_a_question_meet_and_what_opens_them(
             "Explain how __slots__ saves memory and list the drawbacks.",
             ["Explain how __slots__ saves memory", "list the drawbacks"],
         ),
+        # an adverb before the question word
+        (
+            "What does PRAGMA integrity_check print for a healthy database? Also, roughly how "
+            "long does it take on a 10 GB file?",
+            [
+                "What does PRAGMA integrity_check print for a healthy database",
+                "roughly how long does it take on a 10 GB file",
+            ],
+        ),
+        (
+            "Which lock does REINDEX take, and exactly which statements does it block?",
+            ["Which lock does REINDEX take", "exactly which statements does it block"],
+        ),
         # the first part asks after a sentence that tells the situation
         (
             "I missed the match last night. What was the final score between Arsenal and "

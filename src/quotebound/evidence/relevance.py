@@ -98,8 +98,12 @@ _PRONOUN = r"(?:i|it|we|you|they|he|she|this|that|there|these|those)"
 _TELLING = r"tell\s+(?:me|us)|show|explain|describe|list|name|give|suggest"
 """A request that may follow "and" as a part of its own: "... and tell me which ...", "Explain
 how X saves memory and list the drawbacks"."""
-_LEADING = r"(?:(?:in|on|at|for|from|by|under|to|with|of|during|after|before|since|until)\s+)?"
-"""A preposition a question word may follow: "on what date", "since which version"."""
+_LEADING = (
+    r"(?:(?:in|on|at|for|from|by|under|to|with|of|during|after|before|since|until)\s+)?"
+    r"(?:[a-z]+ly\s+)?"
+)
+"""A preposition a question word may follow ("on what date", "since which version"), then an
+adverb ("roughly how long", "exactly which")."""
 _SPLIT = re.compile(
     r"\s*(?:[;?]|(\bas well as\b|\band also\b)"
     rf"|(?:,\s*)?\band\b(?:\s+then\b)?(?=\s+(?:{_LEADING}(?:{_ASKING}|whether)|if|{_TELLING})\b)"
