@@ -8,8 +8,8 @@ two things, each joined in one of some forty ways, and 120 asking one thing with
 commas or two clauses inside) was written later; the rules that split "..., or how ...",
 "..., but what ...", "... and then how ...", "... and list ...", "..., and roughly how ...",
 an ask after a sentence that tells the situation, and a part that names a single term ("...,
-and what is its default?") were written from its misses, and the first set measured them: 75 of its 100 split in two
-before them, 84 after, its 20 whole before and after."""
+and what is its default?") were written from its misses, and the first set measured them: 75
+of its 100 split in two before them, 84 after, its 20 whole before and after."""
 
 from __future__ import annotations
 
