@@ -97,7 +97,8 @@ _PRONOUN = r"(?:i|it|we|you|they|he|she|this|that|there|these|those)"
 "..., can I raise it?" (not "For a large table, can VACUUM ...", a scene and its question)."""
 _TELLING = r"tell\s+(?:me|us)|show|explain|describe|list|name|give|suggest"
 """A request that may follow "and" as a part of its own: "... and tell me which ...", "Explain
-how X saves memory and list the drawbacks"."""
+how X saves memory and list the drawbacks". A piece may open with these and a few more
+(``_ASKS``), whose object "and" shares more often than not ("read and compare two files")."""
 _LEADING = (
     r"(?:(?:in|on|at|for|from|by|under|to|with|of|during|after|before|since|until)\s+)?"
     r"(?:[a-z]+ly\s+)?"
@@ -132,7 +133,7 @@ _AUXILIARY = "|".join(AUXILIARIES)
 _ASKS = re.compile(
     rf"(?:^|[:,]\s*|[.!]\s+|\s[-–—]\s*)(?:{_CONJUNCTION})?"
     rf"{_LEADING}(?:(?:{_WH})\b|when(?:\s+(?:{_AUXILIARY})\b|['’]s\b|\s*$)"
-    rf"|(?:{_AUXILIARY}|explain|describe|tell|name|list|give|show|compare|find|summari[sz]e)\b)"
+    rf"|(?:{_AUXILIARY}|{_TELLING}|tell|compare|find|summari[sz]e)\b)"
     r"|^whether\b",
     re.IGNORECASE,
 )
@@ -238,16 +239,16 @@ class TermStats:
 def sub_questions(question: str) -> list[str]:
     """Split a question into the parts it asks about; at least ``[question]``.
 
-    Splits where ``_SPLIT`` finds parts meet: ``;``, ``?``, "as well as", "and also", "and"
-    before a question word or auxiliary, a comma before a question word ... A piece that asks
-    nothing (a preamble: "In a StrEnum, what value ...") joins the piece after it, unless "as
-    well as" or "and also" added it to the request. A piece that names nothing ("..., and
-    why?", "... and by whom?") joins the piece before it, and a piece after one that names a
-    single content term joins it, so "X and Y" inside one part stays whole. A piece that names
-    a single content term ("..., and what is its default?", "? Also, what about sets?") asks it
-    of the part before it: it is a part of its own, followed by that part in brackets ("what is
-    its default (What does statement_timeout control)"), whose words it is about. Joined pieces
-    keep the question's own words between them.
+    Splits where ``_SPLIT`` finds parts meet: ``;``, ``?``, "as well as", "and also", "and" before a
+    question word or auxiliary, a comma before a question word ... A piece that asks nothing (a
+    preamble: "In a StrEnum, what value ...") joins the piece after it, unless "as well as" or "and
+    also" added it to the request. A piece that names nothing ("..., and why?", "... and by whom?")
+    joins the piece before it, and a piece after a first one that names fewer than two content terms
+    joins it, so "X and Y" inside one part stays whole. A piece that names a single content term
+    ("..., and what is its default?", "? Also, what about sets?") asks it of the part before it: it
+    is a part of its own, followed by that part in brackets ("what is its default (What does
+    statement_timeout control)"), whose words it is about. Joined pieces keep the question's own
+    words between them.
     """
     cached = len(question) <= _CACHED_CHARS
     return list(_parts(question) if cached else _parts.__wrapped__(question))
