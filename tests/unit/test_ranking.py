@@ -131,8 +131,7 @@ def test_a_quote_that_covers_the_subject_of_every_page_read_still_answers(
     weigh little by their IDF, while the question's own wording ("put", "unpacks") is rare.
     The answer, which says where the tool extracts its members in other words, covers enough
     of the question by the square root of each IDF; with each term at its full IDF (power 1)
-    it falls below the bar. Its relevance and score weigh terms at their full IDF either
-    way."""
+    it falls below the bar. Its relevance weighs terms at their full IDF either way."""
     monkeypatch.setenv("QUOTEBOUND_MEANING", "off")
     if power is not None:
         monkeypatch.setattr(ranking, "_COVERING_IDF_POWER", power)
@@ -140,7 +139,7 @@ def test_a_quote_that_covers_the_subject_of_every_page_read_still_answers(
     candidates = extract_candidates(TOOL, source_id="s")
     ranked = rank_pages(question, [(TOOL, "Archive tool", candidates)])[0]
     verbs = [r.candidate.quote.split()[3] for r in ranked]  # "The archive tool extracts"
-    assert verbs == ["archive", "reads", "keeps", "extracts", "checks"]  # "Put a large archive"
+    assert verbs == ["archive", "keeps", "reads", "extracts", "checks"]  # "Put a large archive"
     answer = ranked[verbs.index("extracts")]
     assert answer.relevance < RELEVANCE_THRESHOLD  # by the full IDF, whatever the power
     item = {
@@ -334,3 +333,41 @@ def test_a_question_that_tells_its_situation_first_is_read_sentence_by_sentence(
     short = f"{asked} Why?"
     ranked = by_meaning(short, rank_pages(short, [(MUSEUM, "City museum", candidates)]))
     assert ranked[0][0].meaning == max(_close([short, asked], readings))
+
+
+def test_everyday_wording_orders_below_what_is_asked_about_the_subject(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pages read were chosen for the question's subject, so its words are common among
+    their quotes, and the asker's everyday wording ("put", "inside", "body", "runs") is rare
+    there: by those counts alone, a quote about a box's lid comes first. Weighed by how specific
+    each word is in English too, the quote that says what was asked about the subject does;
+    the relevance the bars read is the same."""
+    monkeypatch.setenv("QUOTEBOUND_MEANING", "off")  # terms alone
+    paragraphs = [
+        "The RETURNING clause returns the rows that an INSERT, UPDATE or DELETE statement "
+        "changed, one output row for each.",
+        "An INSERT statement that fires a trigger sees the rows as they were before the trigger "
+        "body changed them.",
+        "The RETURNING clause may name any column of the table, or an expression over its "
+        "columns, and the output gets those names.",
+        "A trigger is dropped when the table it belongs to is dropped, and every INSERT after "
+        "that runs with no trigger at all.",
+        "The RETURNING clause cannot be used by statements within triggers; it works in "
+        "top-level statements only.",
+        "Put the lid back inside the body of the box before you run the dishwasher, or it may "
+        "crack in the heat.",
+    ]
+    answer, lid = paragraphs[4], paragraphs[5]
+    page = parse_page(
+        "<html><head><title>RETURNING</title></head><body><main><h1>RETURNING</h1>"
+        + "".join(f"<p>{p}</p>" for p in paragraphs)
+        + "</main></body></html>",
+        content_type="text/html",
+    )
+    question = "Can I put a RETURNING clause on an INSERT that runs inside a trigger body?"
+    ranked = rank_pages(question, [(page, "RETURNING", extract_candidates(page, source_id="s"))])
+    by_quote = {r.candidate.quote: r for r in ranked[0]}
+    order = [r.candidate.quote for r in ranked[0]]
+    assert order.index(answer) < order.index(lid)
+    assert by_quote[lid].relevance > by_quote[answer].relevance  # the bars' counts, as they were

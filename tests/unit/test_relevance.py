@@ -420,6 +420,24 @@ def test_idf_weighs_rare_terms_over_common_ones() -> None:
     assert flat.size == len(passages)  # counted as they stood
 
 
+def test_a_word_common_in_english_weighs_less_by_specificity() -> None:
+    passages = [
+        "The RETURNING clause returns the rows an INSERT changed.",
+        "The RETURNING clause lists the columns of the INSERT.",
+        "The RETURNING clause cannot be used by statements within triggers.",
+        "Put the lid inside the box.",
+    ]
+    stats = TermStats(passages)
+    specific = stats.by_specificity()
+    question = "Can I put a RETURNING clause inside a trigger?"
+    for_lid = relevance(question, passages[3], stats=stats)
+    for_answer = relevance(question, passages[2], stats=stats)
+    assert relevance(question, passages[3], stats=specific) < for_lid  # "put", "inside"
+    assert relevance(question, passages[2], stats=specific) > for_answer  # "clause", "trigger"
+    assert relevance(question, passages[2], stats=stats) == for_answer  # the counts unchanged
+    assert specific.flattened(0.5).specific  # flattened counts keep the weighing
+
+
 def test_context_counts_as_the_passages_own_terms() -> None:
     question = "What does the timeout argument of socket.create_connection default to?"
     quote = "If no timeout is supplied, the global default timeout setting is used."

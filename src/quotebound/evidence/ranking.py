@@ -1,7 +1,9 @@
 """Evidence ranking: which passages of the pages read best answer the question.
 
 A candidate quote is scored by its relevance (IDF-weighted coverage of the question's terms by
-the quote and the headings it sits under, best over sub-questions), plus smaller shares for how
+the quote and the headings it sits under, best over sub-questions; for the score, each word
+also weighs by how specific it is in English, see
+:meth:`~quotebound.evidence.relevance.TermStats.by_specificity`), plus smaller shares for how
 close together that sub-question's terms occur in it, whether it has the shape of the answer the
 sub-question expects (a number for "how many", a version for "when" ...), how well its
 headings alone match the question, whether it is prose (has a sentence's end), and whether it
@@ -108,6 +110,8 @@ class Ranked:
     relevance: float
     """The best of ``parts``."""
     score: float
+    """What orders the quotes: the relevance with each word weighed by its specificity as
+    well, plus the smaller shares the module's docstring lists (and, later, meaning's)."""
     retrieved: int | None = None
     """The search rank of the retrieved passage the candidate lies in, or None."""
     spelled: bool = False
@@ -184,6 +188,7 @@ def rank_pages(
             stats.add(terms | heading_terms[context])
     questions = sub_questions(question)
     covering = stats.flattened(_COVERING_IDF_POWER)
+    ordering = stats.by_specificity()
     out: list[list[Ranked]] = []
     for (_, _, candidates), page_contexts, ranks, terms_of in zip(
         pages, contexts, found, quote_terms, strict=True
@@ -209,8 +214,12 @@ def rank_pages(
             part = questions[parts.index(rel)]  # the sub-question it answers best
             heading = relevance(question, path, stats=stats) if path else 0.0
             found_at = ranks[i]
+            ordered = max(
+                passage_relevance(q, passage, stats=ordering, page_terms=page_terms)
+                for q in questions
+            )
             score = (
-                rel
+                ordered
                 + _FIT_WEIGHT * fits(question_type(part), quote)
                 + _PROXIMITY_WEIGHT * proximity(part, quote)
                 + _HEADING_WEIGHT * heading

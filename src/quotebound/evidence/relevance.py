@@ -22,6 +22,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 import snowballstemmer
+from wordfreq import zipf_frequency
 
 from quotebound.text.names import is_name, is_particle
 from quotebound.text.normalize import as_seen
@@ -199,13 +200,17 @@ class TermStats:
     passage contains weighs as one that a single passage contains: as rare as anything seen,
     no rarer, so a misspelt or differently inflected word does not drown the words that did
     match. A power below 1 brings rare and common terms' weights closer together (see
-    :meth:`flattened`).
+    :meth:`flattened`); counts made :meth:`by_specificity` weigh each word by how specific it
+    is in English as well.
     """
 
-    def __init__(self, texts: Iterable[str] = (), *, power: float = 1.0) -> None:
+    def __init__(
+        self, texts: Iterable[str] = (), *, power: float = 1.0, specific: bool = False
+    ) -> None:
         self._df: Counter[str] = Counter()
         self.size = 0
         self.power = power
+        self.specific = specific
         self._weights: dict[str, dict[str, float]] = {}
         """Each (sub-)question's term weights by these counts: the same few questions are
         weighed against every passage of the pages read."""
@@ -226,9 +231,16 @@ class TermStats:
 
     def flattened(self, power: float) -> TermStats:
         """These counts as they stand, with each IDF raised to ``power``."""
-        out = TermStats(power=power)
+        out = TermStats(power=power, specific=self.specific)
         out._df = self._df.copy()
         out.size = self.size
+        return out
+
+    def by_specificity(self) -> TermStats:
+        """These counts as they stand, each word's weight also times how specific it is in
+        English (:func:`_specificity`)."""
+        out = self.flattened(self.power)
+        out.specific = True
         return out
 
     def idf(self, term: str) -> float:
@@ -480,12 +492,51 @@ def _base_weight(term: str, keys: dict[str, float]) -> float:
 
 def _weights(part: str, stats: TermStats | None) -> dict[str, float]:
     """Each term of ``part`` with its weight: what it names weighs most (:func:`key_terms`),
-    numbers and options more than words, each times its IDF by ``stats``."""
+    numbers and options more than words, each times its IDF by ``stats`` (and, by counts made
+    :meth:`~TermStats.by_specificity`, a word times how specific it is in English)."""
     keys = key_terms(part)
+    asked = _HOW_WORD.sub("how", part)
+    words = _written_words(asked) if stats is not None and stats.specific else {}
     return {
-        t: _base_weight(t, keys) * (stats.idf(t) if stats is not None else 1.0)
-        for t in _terms(_HOW_WORD.sub("how", part))
+        t: _base_weight(t, keys)
+        * (_specificity(words[t]) if t in words and t not in keys else 1.0)
+        * (stats.idf(t) if stats is not None else 1.0)
+        for t in _terms(asked)
     }
+
+
+@lru_cache(maxsize=1024)
+def _written_words(part: str) -> dict[str, str]:
+    """Each plain word's term in ``part`` with the word as written (lower-cased), the first
+    one that stems to it; not a function word named as a keyword ("the for loop"), which is
+    the subject however common it is in English."""
+    out: dict[str, str] = {}
+    for token in _TOKEN.findall(as_seen(part)):
+        word = token.lower()
+        if token.isalpha() and word not in _STOPWORDS:
+            for term in _terms(word):
+                out.setdefault(term, word)
+    return out
+
+
+_ENGLISH_ZIPF_CEILING = 9.0
+_SPECIFICITY_SCALE = 4.5
+_SPECIFICITY_POWER = 2.0
+_SPECIFICITY_CAP = 2.0
+
+
+@lru_cache(maxsize=4096)
+def _specificity(word: str) -> float:
+    """How specific ``word`` is by its frequency in general English, on wordfreq's Zipf scale
+    (log10 of its uses per billion words: 6 for "make", 4 for "clause"; 0 for a word used
+    less than once per million words, which its small list, 4 MB in memory, leaves out):
+    ``((9 - zipf) / 4.5) ** 2``, 1.0 at Zipf 4.5, 0.44 for the commonest words, 2.0 at most.
+    The pages read were chosen for the question's subject, so their counts
+    (:class:`TermStats`) make the subject's words look common and the asker's everyday wording
+    ("put", "inside", "body") rare; English as a whole says which is which."""
+    zipf = zipf_frequency(word, "en", wordlist="small")
+    ratio = (_ENGLISH_ZIPF_CEILING - zipf) / _SPECIFICITY_SCALE
+    return min(_SPECIFICITY_CAP, ratio**_SPECIFICITY_POWER)
 
 
 def _coverage(
