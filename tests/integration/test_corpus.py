@@ -265,6 +265,16 @@ def test_fts_query_quotes_every_term() -> None:
     assert fts_query("Mit\u00adtel\u00adal\u00adter Gra\u200bfen") == '"mittelalter" OR "grafen"'
 
 
+def test_fts_query_asks_a_word_in_both_its_spellings() -> None:
+    # The index stems "serialized" to "serial", "serialised" to "serialis": the query asks both.
+    assert fts_query("Is the colour serialised?") == (
+        '"colour" OR "color" OR "serialised" OR "serialized"'
+    )
+    assert fts_query("color") == '"color" OR "colour"'
+    # British "instal" is "install" to a stemmer: asked twice, "install" would weigh double.
+    assert fts_query("install") == '"install"'
+
+
 def test_fts_query_weighs_identifiers_and_options() -> None:
     query = fts_query("What does str.removeprefix return under -O?")
     assert query == (

@@ -80,6 +80,12 @@ them. The pool holds at most 12 connections per host. Idle connections are close
 so that servers are not kept busy by clients that have gone quiet.</p>
 </main></body></html>"""
 
+TERMINAL = """<!doctype html><html><head><title>Terminal output</title></head><body><main>
+<h1>Terminal output</h1>
+<p>Set the NO_COLOR environment variable to any value to get colorless output: the tool then
+writes plain characters to the terminal, which suits logs and screen readers.</p>
+</main></body></html>"""
+
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> LocalCorpus:
@@ -91,6 +97,7 @@ def corpus(tmp_path: Path) -> LocalCorpus:
     (root / "_sources" / "library" / "stdtypes.rst.txt").write_text(STDTYPES_RST)
     (root / "using" / "cmdline.html").write_text(CMDLINE)
     (root / "library" / "pool.html").write_text(POOL)
+    (root / "using" / "terminal.html").write_text(TERMINAL)
     return LocalCorpus(root, base_url=BASE, index_path=tmp_path / "index.sqlite")
 
 
@@ -123,6 +130,18 @@ async def test_an_option_query_finds_its_passage(corpus: LocalCorpus) -> None:
     assert response.candidates[0].document == "using/cmdline.html"
     out = await _run(corpus, "What does the -O option do?")
     assert "Remove assert statements" in out["findings"][0]["quote"]
+
+
+async def test_a_question_in_british_spelling_finds_the_page_in_american(
+    corpus: LocalCorpus,
+) -> None:
+    # The index reads "colorless" and "colourless" as two words: the query asks both.
+    response = await corpus.search("colourless", max_results=5)
+    assert [c.document for c in response.candidates] == ["using/terminal.html"]
+    question = "How do I get colourless output?"
+    out = await _run(corpus, question)
+    assert out["status"] == "answered"
+    assert "NO_COLOR environment variable" in out["findings"][0]["quote"]
 
 
 async def test_the_html_page_wins_over_its_sources_twin(corpus: LocalCorpus) -> None:

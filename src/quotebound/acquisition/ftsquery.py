@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 
 from quotebound.text.normalize import as_seen
+from quotebound.text.spelling import spellings
 
 __all__ = [
     "CAPITALS_RUN",
@@ -142,9 +143,11 @@ def fts_query(text: str) -> str | None:
     Identifiers (``str.removeprefix``, ``max_workers``, ``zip`` written as a call: ``zip()``)
     and quoted phrases become phrases and options (``-O``) option keys; each counts twice, so
     they weigh most. Every term is a quoted string of word characters, so no user text is ever
-    read as FTS5 syntax. Common function words are dropped unless nothing else is left. None
-    when the text has no words. The text is read as a reader sees it first, as the index reads
-    its passages (a later round's query takes words from the quotes it read).
+    read as FTS5 syntax. Common function words are dropped unless nothing else is left. A word
+    that has a British and an American spelling is asked in both ("serialised" OR
+    "serialized"). None when the text has no words. The text is read as a reader sees it
+    first, as the index reads its passages (a later round's query takes words from the quotes
+    it read).
     """
     text = as_seen(text)
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))[:_MAX_TERMS]
@@ -156,4 +159,5 @@ def fts_query(text: str) -> str | None:
     ]
     keys = [f'keys : "{_option_key(d, n)}"' for d, n in _OPTION.findall(text)]
     named = [*dict.fromkeys(phrases), *dict.fromkeys(keys)]
-    return " OR ".join([*named, *named, *(f'"{w}"' for w in terms)])
+    spelled = dict.fromkeys(s for w in terms for s in spellings(w))
+    return " OR ".join([*named, *named, *(f'"{w}"' for w in spelled)])

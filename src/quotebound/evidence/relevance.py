@@ -1,13 +1,14 @@
 """Deterministic lexical relevance of a passage to a question.
 
 No LLM and no embeddings. A question is split into sub-questions, each reduced to content terms
-(English stopwords dropped unless named as a keyword, as in "a for loop"; Snowball-stemmed
-words; identifiers such as ``shutil.copytree`` split into parts; numbers and command-line
-options such as ``-O`` kept whole). A passage scores the
-weighted share of a sub-question's terms it contains, best over sub-questions. Terms weigh by
-their inverse document frequency in the passages at hand (:class:`TermStats`), so a term that
-every candidate shares counts for little and a rare one for much; the question's identifiers,
-names, options and quoted phrases weigh most.
+(English stopwords dropped unless named as a keyword, as in "a for loop"; words Snowball-stemmed
+in their American spelling, on every side, so "serialised" is "serialized" and "Louvre"
+"louver"; identifiers such as ``shutil.copytree`` split into parts; numbers and command-line
+options such as ``-O`` kept whole). A passage scores the weighted share of a sub-question's
+terms it contains, best over sub-questions. Terms weigh by their inverse document frequency in
+the passages at hand (:class:`TermStats`), so a term that every candidate shares counts for
+little and a rare one for much; the question's identifiers, names, options and quoted phrases
+weigh most.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import snowballstemmer
 
 from quotebound.text.names import is_name, is_particle
 from quotebound.text.normalize import as_seen
+from quotebound.text.spelling import american
 
 __all__ = [
     "AUXILIARIES",
@@ -389,10 +391,11 @@ def _identifier_parts(token: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
+    """The stem of ``word`` in its American spelling: "serialised" is "serialized"."""
     stemmer = getattr(_STEMMERS, "english", None)
     if stemmer is None:
         stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
-    return str(stemmer.stemWord(word))
+    return str(stemmer.stemWord(american(word)))
 
 
 def text_terms(text: str) -> frozenset[str]:
