@@ -9,7 +9,10 @@ commas or two clauses inside) was written later; the rules that split "..., or h
 "..., but what ...", "... and then how ...", "... and list ...", "..., and roughly how ...",
 an ask after a sentence that tells the situation, and a part that names a single term ("...,
 and what is its default?") were written from its misses, and the first set measured them: 75
-of its 100 split in two before them, 84 after, its 20 whole before and after."""
+of its 100 split in two before them, 84 after, its 20 whole before and after. So were, later,
+a list of asks ("1) ... 2) ...", "(a) ..., (b) ...") and an ask worded as what the asker wants
+to know ("I'd like to know which ... and whether ..."): the second set 137 -> 141 of its 160,
+the first unchanged."""
 
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ SETS = {
     # name: (two-part questions, one-part questions, how many of the two-part ones are split in
     # two today, the one-part ones that are not kept whole)
     "question_forms.json": (100, 20, 84, []),
-    "question_forms_b.json": (160, 120, 137, [ARGPARSE]),
+    "question_forms_b.json": (160, 120, 141, [ARGPARSE]),
 }
 """Some two-part questions are not split, by design: a second part that names nothing of its
 own ("..., and why?") stays with the first, and so does a first sentence that only sets a scene

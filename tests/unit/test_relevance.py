@@ -379,6 +379,39 @@ def test_where_the_parts_of_a_question_meet_and_what_opens_them(
                 "why is it so low (What is the default shared_buffers value)",
             ],
         ),
+        # a list of asks, each item a part, its mark left out
+        (
+            "postgres question: 1) what does max_wal_size actually control 2) does hitting it "
+            "force a checkpoint?",
+            [
+                "postgres question: what does max_wal_size actually control",
+                "does hitting it force a checkpoint",
+            ],
+        ),
+        (
+            "sqlite: (a) does PRAGMA quick_check catch index corruption, (b) is it safe to run "
+            "while the app is writing?",
+            [
+                "sqlite: does PRAGMA quick_check catch index corruption",
+                "is it safe to run while the app is writing",
+            ],
+        ),
+        # an ask worded as what the asker wants to know
+        (
+            "I'd like to know which consortium won the rail contract and whether the losing "
+            "bidder plans to appeal.",
+            [
+                "I'd like to know which consortium won the rail contract",
+                "whether the losing bidder plans to appeal",
+            ],
+        ),
+        (
+            "I need to find out if my phone supports eSIM, and which carriers offer it in Spain?",
+            [
+                "I need to find out if my phone supports eSIM",
+                "which carriers offer it in Spain",
+            ],
+        ),
     ],
 )
 def test_more_ways_two_asks_meet(question: str, parts: list[str]) -> None:
@@ -395,6 +428,11 @@ def test_more_ways_two_asks_meet(question: str, parts: list[str]) -> None:
         # a part that names nothing of its own is the part before it
         "Which minister resigned over the rail contract, and why?",
         "When was zoneinfo added to the standard library and by whom?",
+        # numbers in brackets that mark no list of asks
+        "What do the values (1) and (2) mean in the output of chmod?",
+        # a condition sets the scene; only what the asker wants to know asks
+        "For a big table, if the server has 4 GB of RAM, what should work_mem be?",
+        "I need to attach a second database file. Which pragma lists the attached databases?",
         # a comma before an auxiliary without "but" or "also" goes on with the question
         "Which limits, such as maximum SQL length, page count, and number of attached "
         "databases, can be lowered at runtime with sqlite3_limit()?",

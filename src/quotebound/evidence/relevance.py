@@ -107,8 +107,18 @@ _LEADING = (
 )
 """A preposition a question word may follow ("on what date", "since which version"), then an
 adverb ("roughly how long", "exactly which")."""
+_ENUMERATOR = r"\(?(?:[1-9]|[a-h])\)"
+"""The mark of an item in a list of asks: "1)", "(b)"."""
+_WANTING = (
+    r"(?:i(?:['’]?d|\s+would)\s+like|i\s+(?:want|need))\s+to\s+"
+    r"(?:know|understand|find\s+out|figure\s+out|learn)\s+"
+    r"|i(?:['’]?m|\s+am|\s+was)?\s+wondering\s+|i\s+wonder\s+"
+)
+"""Words that ask by saying what the asker wants to know: "I'd like to know which ...", "I
+need to figure out if ...", "I'm wondering whether ..."."""
 _SPLIT = re.compile(
     r"\s*(?:[;?]|(\bas well as\b|\band also\b)"
+    rf"|,?(?=\s+(?:[2-9]|[b-h])\)|\s+\((?:[2-9]|[b-h])\))"
     rf"|(?:,\s*)?\band\b(?:\s+then\b)?(?=\s+(?:{_LEADING}(?:{_ASKING}|whether)|if|{_TELLING})\b)"
     rf"|,\s*(?:plus\s+|then\s+|or\s+)?(?={_LEADING}(?:{'|'.join(_QUESTION_WORDS)})\b)"
     rf"|,\s*(?:but|also)\s+(?={_LEADING}(?:{_ASKING})\b)"
@@ -116,7 +126,8 @@ _SPLIT = re.compile(
     re.IGNORECASE,
 )
 """Where a question's parts meet: ``;`` or ``?``, "as well as", "and also" (the one group: what
-follows them is asked for too), "and" before a question word, "whether" or an auxiliary
+follows them is asked for too), before the second or a later item of a list of asks ("1) ...
+2) ...", "(a) ..., (b) ..."), "and" before a question word, "whether" or an auxiliary
 ("..., and how ...", "..., and whether ...", "... and is ..."; not "X and Y"), before a
 condition ("..., and if X, what ...") or before a request ("... and tell me which ..."), also
 as "and then"; a comma before a question word, before "plus", "then" or "or" and a question
@@ -130,12 +141,15 @@ _CONJUNCTION = r"(?:and|but|also|so)(?:,\s*|\s+)"
 """A conjunction a part may open with ("And which ...", "Also, how ..."): it joins the part to
 the question, it is not part of what is asked."""
 _OPENING = re.compile(rf"{_CONJUNCTION}(?=\S)", re.IGNORECASE)
+_LISTED = re.compile(rf"(?:^|(?<=:))\s*{_ENUMERATOR}\s+")
+"""The mark of an item in a list of asks where the item opens: what a part leaves out."""
 _WH = "|".join(w for w in _QUESTION_WORDS if w != "when")
 _AUXILIARY = "|".join(AUXILIARIES)
 _ASKS = re.compile(
-    rf"(?:^|[:,]\s*|[.!]\s+|\s[-–—]\s*)(?:{_CONJUNCTION})?"
+    rf"(?:^|[:,]\s*|[.!]\s+|\s[-–—]\s*)(?:{_ENUMERATOR}\s*)?(?:{_CONJUNCTION})?"
+    rf"(?:(?:{_WANTING})(?:if|whether|when)\b|(?:{_WANTING})?"
     rf"{_LEADING}(?:(?:{_WH})\b|when(?:\s+(?:{_AUXILIARY})\b|['’]s\b|\s*$)"
-    rf"|(?:{_AUXILIARY}|{_TELLING}|tell|compare|find|summari[sz]e)\b)"
+    rf"|(?:{_AUXILIARY}|{_TELLING}|tell|compare|find|summari[sz]e)\b))"
     r"|^whether\b",
     re.IGNORECASE,
 )
@@ -143,7 +157,9 @@ _ASKS = re.compile(
 sentence that tells the situation ("I missed the match. What was the score ..."), with a
 question word ("On what date ...", "When did ...", "when's ...", "..., and if so, when"), an
 auxiliary ("Can I ...", "For a large table, can ...") or a request ("Explain ..."), a
-conjunction allowed before it ("And which ..."); or it opens with "whether" (what "and" split
+conjunction or the mark of an item in a list of asks allowed before it ("And which ...", "1)
+what ..."), and words that say what the asker wants to know ("I'd like to know which ...",
+"I need to find out if ..."); or it opens with "whether" (what "and" split
 off: "..., and whether TLS is required"). "When I sort ...", "In a StrEnum", "If the server has
 ..." only set the scene."""
 
@@ -307,7 +323,7 @@ def _parts(question: str) -> tuple[str, ...]:
         merged.append(span)
 
     def worded(a: int, b: int) -> str:
-        part = question[a:b].lstrip(" ,.").rstrip(" ,.-–—(")
+        part = _LISTED.sub(" ", question[a:b]).lstrip(" ,.").rstrip(" ,.-–—(")
         if part.endswith(")") and part.count(")") > part.count("("):
             part = part[:-1]  # "(and why is it so low)": the bracket closes an aside
         return part[m.end() :] if (m := _OPENING.match(part)) else part
