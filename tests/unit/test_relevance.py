@@ -430,6 +430,9 @@ def test_more_ways_two_asks_meet(question: str, parts: list[str]) -> None:
         "When was zoneinfo added to the standard library and by whom?",
         # numbers in brackets that mark no list of asks
         "What do the values (1) and (2) mean in the output of chmod?",
+        "Should I use (a) a list or (b) a tuple for fixed records?",
+        # an item's mark is no term: a first part that names a single term still takes the next
+        "(A) What is a tuple? (B) How do I unpack one?",
         # a condition sets the scene; only what the asker wants to know asks
         "For a big table, if the server has 4 GB of RAM, what should work_mem be?",
         "I need to attach a second database file. Which pragma lists the attached databases?",

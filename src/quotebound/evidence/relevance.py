@@ -141,7 +141,7 @@ _CONJUNCTION = r"(?:and|but|also|so)(?:,\s*|\s+)"
 """A conjunction a part may open with ("And which ...", "Also, how ..."): it joins the part to
 the question, it is not part of what is asked."""
 _OPENING = re.compile(rf"{_CONJUNCTION}(?=\S)", re.IGNORECASE)
-_LISTED = re.compile(rf"(?:^|(?<=:))\s*{_ENUMERATOR}\s+")
+_LISTED = re.compile(rf"(?:^|(?<=:))\s*{_ENUMERATOR}\s+", re.IGNORECASE)
 """The mark of an item in a list of asks where the item opens: what a part leaves out."""
 _WH = "|".join(w for w in _QUESTION_WORDS if w != "when")
 _AUXILIARY = "|".join(AUXILIARIES)
@@ -309,7 +309,7 @@ def _parts(question: str) -> tuple[str, ...]:
             spans = [[scene, pieces[-1][1]]]
 
     def terms(span: list[int]) -> int:
-        return len(content_terms(question[span[0] : span[1]]))
+        return len(content_terms(_LISTED.sub(" ", question[span[0] : span[1]])))
 
     merged: list[list[int]] = []
     leaning: set[int] = set()  # the parts that ask too little alone, of the part before them
