@@ -129,6 +129,21 @@ def test_a_word_in_british_spelling_is_the_same_term_as_in_american() -> None:
     )
 
 
+def test_an_acronyms_plural_is_the_acronym_not_the_parts_of_an_identifier() -> None:
+    # "INSERTs" was read as an identifier's parts, "INSER" and "Ts", both weighing as names: a
+    # page that writes "INSERT" shared neither and lost half its relevance for lacking them.
+    assert content_terms("Why are my INSERTs and BLOBs slow?") == content_terms(
+        "Why are my INSERT and BLOB slow?"
+    )
+    assert key_terms("Why am I only getting a few dozen INSERTs per second?") == {}
+    answer = "By default, each INSERT statement is its own transaction."
+    assert relevance("Why am I only getting a few dozen INSERTs per second?", answer) == (
+        relevance("Why am I only getting a few dozen INSERT per second?", answer)
+    )
+    # an identifier's parts are still its parts
+    assert content_terms("ThreadPoolExecutor") == ["thread", "pool", "executor"]
+
+
 def test_a_contraction_typed_without_its_apostrophe_is_a_function_word() -> None:
     question = "What's the default port, and why doesn't the server listen on it if I'm remote?"
     informal = question.replace("'", "").lower()

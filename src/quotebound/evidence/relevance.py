@@ -74,6 +74,9 @@ _IDENTIFIER = re.compile(r"[._]|[a-z][A-Z]|[A-Za-z]\d|^-")
 _EXCEPTION = re.compile(r"(?:Error|Exception|Warning)$")
 """An exception's name (``AttributeError``, ``JSONDecodeError``, ``DeprecationWarning``)."""
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_ACRONYMS = re.compile(r"[A-Z]{2,}s")
+"""An acronym's plural ("INSERTs", "BLOBs", "URLs"): one word, as its singular is, not the
+parts of an identifier ("INSER" and "Ts")."""
 _QUOTED = re.compile(r"(?<!\w)[\"“'‘`]((?:[^\"”'’`]|(?<=\w)['’](?=\w)){2,80}?)[\"”'’`](?!\w)")
 """A phrase in quotes. A quote mark opens after no letter and closes before none, and one
 between two letters is an apostrophe ("what's", "Louvre's", "'Why We're Polarized'"): two
@@ -401,7 +404,8 @@ def _identifier_parts(token: str) -> list[str]:
     parts: list[str] = []
     for piece in _PART.findall(token):
         camel = _CAMEL.findall(piece)
-        parts.extend(camel if len(camel) > 1 and not piece.isupper() else [piece])
+        whole = piece.isupper() or _ACRONYMS.fullmatch(piece) is not None
+        parts.extend(camel if len(camel) > 1 and not whole else [piece])
     return parts
 
 
@@ -431,17 +435,18 @@ def _text_terms(text: str) -> frozenset[str]:
 def key_terms(part: str) -> dict[str, float]:
     """Weights of what a (sub-)question names: ``Tokyo``, ``os.path.join``, ``-O``, "a phrase".
 
-    A name is what :func:`~quotebound.text.names.is_name` says (acronyms such as ``HTTP`` are
-    topic words, not names), or a particle such as "van" inside one
-    (:func:`~quotebound.text.names.is_particle`); an identifier has a dot, underscore, inner
-    capital or digit, is an option, or is written as a call (``zip()``). Words in quotes are keys
-    too. Module prefixes (``os.path.``) weigh less than the name they qualify, since pages about
-    ``join`` often omit the module.
+    A name is what :func:`~quotebound.text.names.is_name` says (acronyms such as ``HTTP``, and
+    their plurals such as ``BLOBs``, are topic words, not names), or a particle such as "van"
+    inside one (:func:`~quotebound.text.names.is_particle`); an identifier has a dot,
+    underscore, inner capital or digit, is an option, or is written as a call (``zip()``).
+    Words in quotes are keys too. Module prefixes (``os.path.``) weigh less than the name they
+    qualify, since pages about ``join`` often omit the module.
     """
     keys: dict[str, float] = {}
     for match in _TOKEN.finditer(part):
         token = match.group()
-        named = (is_name(part, match.start(), token) and not token.isupper()) or is_particle(
+        acronym = token.isupper() or _ACRONYMS.fullmatch(token) is not None
+        named = (is_name(part, match.start(), token) and not acronym) or is_particle(
             part, match.start(), token
         )
         if not named and not _IDENTIFIER.search(token) and not part.startswith("(", match.end()):
