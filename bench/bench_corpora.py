@@ -5,10 +5,11 @@ golden_pydocs_b.json, golden_news_b.json and golden_sqlite.json, and the later h
 golden_pydocs_c.json, golden_pydocs_d.json, golden_news_c.json, golden_pydocs_e.json,
 golden_pg_b.json and golden_sqlite_b.json, written the same way; no one tuning read the later
 sets' questions, and of the held-out sets only totals are looked at; and the development sets
-golden_pg_dev.json, golden_sqlite_dev.json, golden_pydocs_dev.json and golden_news_dev.json,
-written the same way after them, whose misses may be read) is a directory of real pages
-searched as a local corpus (the corpus provider, the extractive composer, no keys, the chat
-profile: what ``quotebound research "Q" --corpus DIR --base-url URL`` does).
+golden_pg_dev.json, golden_sqlite_dev.json, golden_pydocs_dev.json, golden_news_dev.json and
+golden_pydocs_dev_b.json, written the same way after them, whose misses may be read) is a
+directory of real pages searched as a local corpus (the corpus provider, the extractive
+composer, no keys, the chat profile: what ``quotebound research "Q" --corpus DIR --base-url
+URL`` does).
 Counts:
 
 - answered: for every expected part, a finding cites the expected page and its quote contains
@@ -38,7 +39,7 @@ with its scores and verification. ``bench/replay_compose.py`` composes them agai
 change to the answering rule or the composer is measured on every set in seconds.
 
 NAME: pydocs, pg, news, pydocs_b, news_b, sqlite, pydocs_c, pydocs_d, news_c, pydocs_e, pg_b,
-sqlite_b, pg_dev, sqlite_dev, pydocs_dev or news_dev (repeatable).
+sqlite_b, pg_dev, sqlite_dev, pydocs_dev, news_dev or pydocs_dev_b (repeatable).
 """
 
 from __future__ import annotations
@@ -141,10 +142,11 @@ CORPORA = {
     "sqlite_dev": _set("sqlite_dev", SQLITE_DOCS),
     "pydocs_dev": _set("pydocs_dev", PYTHON_DOCS),
     "news_dev": _set("news_dev"),
+    "pydocs_dev_b": _set("pydocs_dev_b", PYTHON_DOCS),
 }
 HELD_OUT = ("pydocs_c", "pydocs_d", "news_c", "pydocs_e", "pg_b", "sqlite_b")
 """The later sets, of which only totals are looked at; the summary adds them up apart."""
-DEVELOPMENT = ("pg_dev", "sqlite_dev", "pydocs_dev", "news_dev")
+DEVELOPMENT = ("pg_dev", "sqlite_dev", "pydocs_dev", "news_dev", "pydocs_dev_b")
 """Sets written after the held-out ones to read misses on; the summary adds them up apart."""
 GROUPS = ("first six sets", "held-out sets", "development sets")
 
